@@ -1,0 +1,47 @@
+/**
+ * The parts of `clew.json` that core reads. The file is JSON5; unknown keys are kept by loaders so
+ * plugins can read their own sections. Every field is optional: defaults live next to the code
+ * that reads them.
+ */
+export interface PluginEntryConfig {
+  enabled?: boolean;
+  config?: unknown;
+}
+
+export interface PluginSlotsConfig {
+  /** Registered id of the selected context engine. Unset, "", "legacy" or "none" select legacy. */
+  contextEngine?: string;
+  memory?: string;
+}
+
+export interface PluginsConfig {
+  /** Global switch: false selects legacy silently and loads no plugin. */
+  enabled?: boolean;
+  /** When non-empty, only these plugin ids are enabled. */
+  allow?: string[];
+  /** These plugin ids are never enabled. */
+  deny?: string[];
+  slots?: PluginSlotsConfig;
+  entries?: Record<string, PluginEntryConfig>;
+  load?: { paths?: string[] };
+}
+
+export interface CompactionConfig {
+  /** Watchdog on every engine `compact` call. Default 180. */
+  timeoutSeconds?: number;
+  /** Tokens kept free for the reply and the next prompt. */
+  reserveTokens?: number;
+  keepRecentTokens?: number;
+}
+
+export interface AgentDefaultsConfig {
+  compaction?: CompactionConfig;
+  /** Caps the context window used for budgeting, whatever the model allows. */
+  contextTokens?: number;
+}
+
+export interface ClewConfig {
+  [section: string]: unknown;
+  plugins?: PluginsConfig;
+  agents?: { defaults?: AgentDefaultsConfig };
+}

@@ -1,0 +1,124 @@
+/**
+ * Errors Clew throws at its API edges. Inside loops and streams, failures are data (results with
+ * `ok: false`, error tool results); these classes are for callers that must act on a failure.
+ *
+ * Every class carries a stable `code`, a `category` saying whose fault it is, and the data a caller
+ * needs. `isClewError` works across module copies because it checks a marker, not `instanceof`.
+ * Not in the hierarchy: engine errors (rethrown as they are, so stacks point at the engine) and
+ * abort reasons (rethrown as the caller's `signal.reason`).
+ *
+ * To add a class: extend `ClewError`, pick a `code` in snake_case, add the fields a caller reads.
+ */
+
+const clewErrorMarker = Symbol.for("clew.error");
+
+export type ClewErrorCategory = "user" | "system" | "third_party";
+
+export class ClewError extends Error {
+  readonly code: string;
+  readonly category: ClewErrorCategory;
+  readonly [clewErrorMarker] = true;
+
+  constructor(message: string, options: { code: string; category: ClewErrorCategory; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.category = options.category;
+  }
+}
+
+export function isClewError(value: unknown): value is ClewError {
+  return typeof value === "object" && value !== null && clewErrorMarker in value;
+}
+
+/** A registry or selection problem the user fixes in config or by installing a plugin. */
+export class ContextEngineNotRegisteredError extends ClewError {
+  readonly engineId: string;
+  readonly availableEngineIds: string[];
+
+  constructor(engineId: string, availableEngineIds: string[]) {
+    const available = availableEngineIds.length > 0 ? availableEngineIds.join(", ") : "(none)";
+    super(`Context engine "${engineId}" is not registered. Available engines: ${available}`, {
+      code: "context_engine_not_registered",
+      category: "user",
+    });
+    this.engineId = engineId;
+    this.availableEngineIds = availableEngineIds;
+  }
+}
+
+/** A factory returned something that is not a `ContextEngine`. */
+export class ContextEngineContractError extends ClewError {
+  readonly engineId: string;
+  readonly issues: string[];
+
+  constructor(message: string, engineId: string, issues: string[]) {
+    super(message, { code: "context_engine_contract_invalid", category: "third_party" });
+    this.engineId = engineId;
+    this.issues = issues;
+  }
+}
+
+/** The host lacks a capability the engine requires for an operation (fail closed, no fallback). */
+export class ContextEngineHostUnsupportedError extends ClewError {
+  readonly engineId: string;
+  readonly operation: string;
+  readonly missingCapabilities: string[];
+
+  constructor(
+    message: string,
+    details: { engineId: string; operation: string; missingCapabilities: string[] },
+  ) {
+    super(message, { code: "context_engine_host_unsupported", category: "user" });
+    this.engineId = details.engineId;
+    this.operation = details.operation;
+    this.missingCapabilities = details.missingCapabilities;
+  }
+}
+
+/** A subagent could not start because the engine's preparation failed. */
+export class SubagentPreparationError extends ClewError {
+  readonly engineId: string;
+
+  constructor(engineId: string, cause: unknown) {
+    super(`Context engine subagent preparation failed: ${describeError(cause)}`, {
+      code: "subagent_preparation_failed",
+      category: "third_party",
+      cause,
+    });
+    this.engineId = engineId;
+  }
+}
+
+/** The prompt does not fit the model's window and compaction could not make it fit. */
+export class ContextOverflowError extends ClewError {
+  readonly estimatedTokens: number | undefined;
+  readonly budgetTokens: number | undefined;
+
+  constructor(
+    message: string,
+    details: { estimatedTokens?: number; budgetTokens?: number; cause?: unknown } = {},
+  ) {
+    super(message, { code: "context_overflow", category: "user", cause: details.cause });
+    this.estimatedTokens = details.estimatedTokens;
+    this.budgetTokens = details.budgetTokens;
+  }
+}
+
+/** A delegated compaction named a successor session that is not the caller's. */
+export class SessionTargetConflictError extends ClewError {
+  constructor(message: string) {
+    super(message, { code: "session_target_conflict", category: "third_party" });
+  }
+}
+
+/** The message of any thrown value, for log lines and reasons. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,434 @@
+import { abortReason, isAbortForSignal } from "../context-engine/abort.js";
+import {
+  compactWithSafetyTimeout,
+  DEFAULT_COMPACTION_TIMEOUT_MS,
+} from "../context-engine/compaction-timeout.js";
+import {
+  assertContextEngineHostSupport,
+  type ContextEngineHostDescriptor,
+  embeddedHostDescriptor,
+} from "../context-engine/host-requirements.js";
+import { type ResolvedContextEngine, resolveContextEngine } from "../context-engine/resolve.js";
+import { type RuntimeCompactor, runWithRuntimeCompactor } from "../context-engine/runtime-compaction.js";
+import { buildContextEngineRuntimeSettings } from "../context-engine/runtime-settings.js";
+import type {
+  CompactParams,
+  CompactResult,
+  ContextEngine,
+  ContextEngineRuntimeContext,
+  ContextEngineRuntimeSettings,
+} from "../context-engine/types.js";
+import { describeError, SubagentPreparationError } from "../errors.js";
+import { charEstimateTokenCounter } from "../tokens/estimate.js";
+import type { TokenCounter } from "../tokens/token-counter.js";
+import { type ContextEngineStatus, describeContextEngineStatus } from "./engine-status.js";
+import {
+  type CompactionTrigger,
+  type ContextEngineHostOptions,
+  DEFAULT_RESERVE_TOKENS,
+} from "./host-options.js";
+import { type HostSession, sessionTargetOf } from "./host-session.js";
+import { type MaintenanceReason, MaintenanceScheduler } from "./maintenance.js";
+import { type RunTurnParams, runContextEngineTurn, type TurnResult } from "./run-turn.js";
+import type { SubagentSpawnRequest } from "./subagent.js";
+
+/** The model facts a run hands to lifecycle hooks. */
+export interface HostModel {
+  id: string;
+  provider?: string;
+  /** Only when attested by the catalog. */
+  family?: string;
+  contextWindow: number;
+}
+
+export interface CompactionRequest {
+  trigger: CompactionTrigger;
+  compactionTarget: "budget" | "threshold";
+  forceReason?: "manual" | "preflight_required";
+  preflightCompactionTrigger?: "tokens" | "transcript_bytes";
+  currentTokenCount?: number;
+  customInstructions?: string;
+  tokenBudget?: number;
+  model?: HostModel;
+  signal?: AbortSignal;
+}
+
+export interface CompactionOutcome {
+  trigger: CompactionTrigger;
+  result: CompactResult;
+  /** The session after compaction: the successor when the engine rotated it. */
+  session: HostSession;
+}
+
+/**
+ * One agent's context-engine lifecycle: resolves the selected engine once (re-resolved on
+ * `reload`), runs turns through it, compacts on request, brackets subagent spawns, and disposes it.
+ * Every engine call runs with this host's runtime compaction reachable from
+ * `delegateCompactionToRuntime`.
+ */
+export class ContextEngineHost {
+  readonly hostDescriptor: ContextEngineHostDescriptor;
+  readonly tokenCounter: TokenCounter;
+  readonly maintenance: MaintenanceScheduler;
+  private readonly options: ContextEngineHostOptions;
+  private resolved: Promise<ResolvedContextEngine> | undefined;
+  private readonly bootstrapped = new Set<string>();
+  private disposed: Promise<void> | undefined;
+
+  constructor(options: ContextEngineHostOptions) {
+    this.options = options;
+    this.hostDescriptor =
+      options.hostDescriptor ?? embeddedHostDescriptor({ llmComplete: options.llm !== undefined });
+    this.tokenCounter = options.tokenCounter ?? charEstimateTokenCounter;
+    this.maintenance = new MaintenanceScheduler(options.logger);
+  }
+
+  get logger() {
+    return this.options.logger;
+  }
+
+  get config() {
+    return this.options.config;
+  }
+
+  now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** The resolved engine, resolving it on first use. Never rejects because of a plugin. */
+  engine(): Promise<ResolvedContextEngine> {
+    if (this.disposed !== undefined) return Promise.reject(new Error("context engine host is disposed"));
+    this.resolved ??= resolveContextEngine(this.options.registry, {
+      config: this.options.config,
+      logger: this.options.logger,
+      now: () => this.now(),
+      ...(this.options.agentDir === undefined ? {} : { agentDir: this.options.agentDir }),
+      ...(this.options.workspaceDir === undefined ? {} : { workspaceDir: this.options.workspaceDir }),
+    });
+    return this.resolved;
+  }
+
+  /** Which engine is configured, which one runs, and why they differ. */
+  async status(): Promise<ContextEngineStatus> {
+    return describeContextEngineStatus(await this.engine(), this.options.registry, this.hostDescriptor);
+  }
+
+  runTurn(params: RunTurnParams): Promise<TurnResult> {
+    return runContextEngineTurn(this, params);
+  }
+
+  /** Reserve kept free for the reply, from config or the default floor. */
+  reserveTokens(): number {
+    const configured = this.options.config?.agents?.defaults?.compaction?.reserveTokens;
+    return typeof configured === "number" && configured >= 0 ? configured : DEFAULT_RESERVE_TOKENS;
+  }
+
+  /** The window used for budgets: the model's, capped by `agents.defaults.contextTokens`. */
+  contextWindow(model: HostModel): number {
+    const cap = this.options.config?.agents?.defaults?.contextTokens;
+    return typeof cap === "number" && cap > 0 ? Math.min(cap, model.contextWindow) : model.contextWindow;
+  }
+
+  runtimeSettings(
+    engine: ContextEngine,
+    model: HostModel | undefined,
+    promptTokenBudget?: number,
+  ): ContextEngineRuntimeSettings {
+    return buildContextEngineRuntimeSettings({
+      requestedModel: model?.id,
+      provider: model?.provider,
+      family: model?.family,
+      selectedEngineId: engine.info.id,
+      executionHost: { id: this.hostDescriptor.id, label: this.hostDescriptor.label },
+      promptTokenBudget,
+      maxOutputTokens: this.reserveTokens(),
+    });
+  }
+
+  /** Host facts for lifecycle hooks. `rewriteTranscriptEntries` is added for maintenance only. */
+  runtimeContext(session: HostSession, extra: ContextEngineRuntimeContext = {}): ContextEngineRuntimeContext {
+    const context: ContextEngineRuntimeContext = {
+      agentId: session.agentId,
+      sessionKey: session.sessionKey,
+      sessionTarget: sessionTargetOf(session),
+      config: this.options.config,
+      ...extra,
+    };
+    if (this.options.workspaceDir !== undefined) context.workspaceDir = this.options.workspaceDir;
+    if (this.options.agentDir !== undefined) context.agentDir = this.options.agentDir;
+    if (this.options.llm !== undefined) context.llm = this.options.llm;
+    return context;
+  }
+
+  /** Runs `work` with this host's runtime compaction, bound to `session`, in reach of the engine. */
+  withRuntime<T>(session: HostSession, work: () => Promise<T>): Promise<T> {
+    const runtimeCompaction = this.options.runtimeCompaction;
+    const compactor: RuntimeCompactor = async (request) => {
+      if (runtimeCompaction === undefined) {
+        return { ok: false, compacted: false, reason: "no runtime compaction is configured for this host" };
+      }
+      return runtimeCompaction(request, session);
+    };
+    return runWithRuntimeCompactor(compactor, work);
+  }
+
+  /**
+   * Bootstrap runs once per session per host, and only for a transcript that existed before this
+   * process opened it. Failures are logged; the run goes on.
+   */
+  async bootstrapSession(engine: ContextEngine, session: HostSession, model?: HostModel): Promise<void> {
+    if (this.bootstrapped.has(session.sessionId) || !session.existedBefore) return;
+    this.bootstrapped.add(session.sessionId);
+    if (engine.bootstrap === undefined && engine.maintain === undefined) return;
+    if (engine.bootstrap !== undefined) {
+      const bootstrap = engine.bootstrap.bind(engine);
+      try {
+        await this.withRuntime(session, () =>
+          bootstrap({
+            sessionId: session.sessionId,
+            sessionKey: session.sessionKey,
+            sessionTarget: sessionTargetOf(session),
+            sessionFile: session.sessionFile,
+            runtimeSettings: this.runtimeSettings(engine, model),
+            runtimeContext: this.runtimeContext(session),
+          }),
+        );
+      } catch (error) {
+        this.options.logger.warn(`context engine bootstrap failed: ${describeError(error)}`);
+      }
+    }
+    await this.maintainSession(engine, session, "bootstrap", model);
+  }
+
+  /** Offers `maintain`, inline or after the reply as the engine's `turnMaintenanceMode` says. */
+  async maintainSession(
+    engine: ContextEngine,
+    session: HostSession,
+    reason: MaintenanceReason,
+    model?: HostModel,
+  ) {
+    if (engine.maintain === undefined) return;
+    const maintain = engine.maintain.bind(engine);
+    const mode = engine.info.turnMaintenanceMode === "background" ? "background" : "foreground";
+    await this.maintenance.run(session.sessionKey, mode, async (signal) => {
+      const runtimeContext = this.runtimeContext(session, {
+        maintenanceReason: reason,
+        rewriteTranscriptEntries: (request) => session.rewriteTranscriptEntries(request),
+      });
+      if (mode === "background") runtimeContext.allowDeferredCompactionExecution = true;
+      const result = await this.withRuntime(session, () =>
+        maintain({
+          sessionId: session.sessionId,
+          sessionKey: session.sessionKey,
+          sessionTarget: sessionTargetOf(session),
+          sessionFile: session.sessionFile,
+          runtimeSettings: this.runtimeSettings(engine, model),
+          runtimeContext,
+          abortSignal: signal,
+        }),
+      );
+      if (result?.changed) {
+        this.options.logger.info(
+          `context engine maintenance (${reason}) rewrote ${result.rewrittenEntries} entries, freed ${result.bytesFreed} bytes`,
+        );
+      }
+    });
+  }
+
+  /**
+   * One compaction through the engine, under the watchdog. Engine failures and timeouts come back
+   * as `ok: false`; only a caller cancellation rejects. After a real compaction the successor
+   * session (if any) is adopted and maintenance runs against it.
+   */
+  async compactSession(session: HostSession, request: CompactionRequest): Promise<CompactionOutcome> {
+    const { engine } = await this.engine();
+    const ownsCompaction = engine.info.ownsCompaction === true;
+    const event = {
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      engineId: engine.info.id,
+      trigger: request.trigger,
+      ownsCompaction,
+    };
+    if (request.signal?.aborted) throw abortReason(request.signal);
+    this.options.hooks?.beforeCompaction?.(event);
+    const params = this.compactParams(engine, session, request);
+    let result: CompactResult;
+    try {
+      result = await this.withRuntime(session, () =>
+        compactWithSafetyTimeout(engine, params, {
+          timeoutMs: this.compactionTimeoutMs(),
+          signal: request.signal,
+        }),
+      );
+    } catch (error) {
+      if (isAbortForSignal(error, request.signal)) throw error;
+      this.options.logger.warn(`context engine compaction failed: ${describeError(error)}`);
+      result = { ok: false, compacted: false, reason: describeError(error) };
+    }
+    if (!result.ok || !result.compacted) return { trigger: request.trigger, result, session };
+    this.options.hooks?.afterCompaction?.({ ...event, result });
+    const successor = await this.adoptSuccessor(session, result);
+    await this.maintainSession(engine, successor, "compaction", request.model);
+    return { trigger: request.trigger, result, session: successor };
+  }
+
+  /** `/compact [instructions]`: forced, toward the threshold, reason `manual`. */
+  compactManually(
+    session: HostSession,
+    options: { customInstructions?: string; model?: HostModel; signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    return this.engine().then(({ engine }) => {
+      assertContextEngineHostSupport(engine.info, "manual-compact", this.hostDescriptor);
+      return this.compactSession(session, {
+        trigger: "manual",
+        compactionTarget: "threshold",
+        forceReason: "manual",
+        ...options,
+      });
+    });
+  }
+
+  /**
+   * Brackets a child run with the engine's subagent hooks. Preparation failure fails the spawn
+   * closed; a child that fails after preparation triggers the rollback. Isolated spawns that ask
+   * for `lightContext` skip preparation so the child starts clean.
+   */
+  async spawnSubagent<T>(request: SubagentSpawnRequest, runChild: () => Promise<T>): Promise<T> {
+    const { engine } = await this.engine();
+    assertContextEngineHostSupport(engine.info, "subagent-spawn", this.hostDescriptor);
+    const { lightContext, ...params } = request;
+    const skip = lightContext === true && (params.contextMode ?? "isolated") === "isolated";
+    let rollback: (() => void | Promise<void>) | undefined;
+    if (!skip && engine.prepareSubagentSpawn !== undefined) {
+      try {
+        rollback = (await engine.prepareSubagentSpawn(params))?.rollback;
+      } catch (error) {
+        throw new SubagentPreparationError(engine.info.id, error);
+      }
+    }
+    try {
+      return await runChild();
+    } catch (error) {
+      if (rollback !== undefined) {
+        try {
+          await rollback();
+        } catch (rollbackError) {
+          this.options.logger.warn(
+            `context engine subagent rollback failed: ${describeError(rollbackError)}`,
+          );
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** Best effort: tells the engine a child session ended; never throws. */
+  async endSubagent(params: {
+    childSessionKey: string;
+    reason: "deleted" | "completed" | "swept" | "released";
+  }) {
+    try {
+      const { engine } = await this.engine();
+      await engine.onSubagentEnded?.(params);
+    } catch (error) {
+      this.options.logger.warn(
+        `context-engine onSubagentEnded failed (best-effort): ${describeError(error)}`,
+      );
+    }
+  }
+
+  /** Disposes the current engine and resolves the slot again on next use (after config changes). */
+  async reload(config?: ContextEngineHostOptions["config"]): Promise<void> {
+    const previous = this.resolved;
+    this.resolved = undefined;
+    if (config !== undefined) this.options.config = config;
+    this.bootstrapped.clear();
+    await this.maintenance.whenIdle();
+    if (previous !== undefined) await disposeResolved(await previous, this.options.logger);
+  }
+
+  /** Aborts background maintenance, waits for it, disposes the engine. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      await this.maintenance.close();
+      const resolved = this.resolved;
+      this.resolved = undefined;
+      if (resolved !== undefined) await disposeResolved(await resolved, this.options.logger);
+    })();
+    return this.disposed;
+  }
+
+  private compactionTimeoutMs(): number {
+    const seconds = this.options.config?.agents?.defaults?.compaction?.timeoutSeconds;
+    return typeof seconds === "number" && seconds > 0 ? seconds * 1000 : DEFAULT_COMPACTION_TIMEOUT_MS;
+  }
+
+  private compactParams(
+    engine: ContextEngine,
+    session: HostSession,
+    request: CompactionRequest,
+  ): CompactParams {
+    const extras = {
+      trigger: request.trigger,
+      tokenBudget: request.tokenBudget,
+      currentTokenCount: request.currentTokenCount,
+      forceReason: request.forceReason,
+      preflightCompactionTrigger: request.preflightCompactionTrigger,
+    };
+    const params: CompactParams = {
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      agentId: session.agentId,
+      sessionTarget: sessionTargetOf(session),
+      sessionFile: session.sessionFile,
+      force: true,
+      compactionTarget: request.compactionTarget,
+      runtimeSettings: this.runtimeSettings(engine, request.model, request.tokenBudget),
+      runtimeContext: this.runtimeContext(session, withoutUndefined(extras)),
+    };
+    // OpenClaw versions disagree on where these live; send both places.
+    Object.assign(
+      params,
+      withoutUndefined({
+        tokenBudget: request.tokenBudget,
+        currentTokenCount: request.currentTokenCount,
+        forceReason: request.forceReason,
+        preflightCompactionTrigger: request.preflightCompactionTrigger,
+        customInstructions: request.customInstructions,
+      }),
+    );
+    return params;
+  }
+
+  private async adoptSuccessor(session: HostSession, result: CompactResult): Promise<HostSession> {
+    const detail = result.result;
+    const successorId = detail?.sessionTarget?.sessionId ?? detail?.sessionId;
+    const successorFile = detail?.sessionFile;
+    if ((successorId === undefined || successorId === session.sessionId) && successorFile === undefined)
+      return session;
+    if (session.adoptSuccessor === undefined) {
+      this.options.logger.warn(
+        `context engine named successor session ${successorId ?? successorFile}, which this store cannot open`,
+      );
+      return session;
+    }
+    const successor: Parameters<NonNullable<HostSession["adoptSuccessor"]>>[0] = {};
+    if (successorId !== undefined) successor.sessionId = successorId;
+    if (successorFile !== undefined) successor.sessionFile = successorFile;
+    if (detail?.sessionTarget !== undefined) successor.sessionTarget = detail.sessionTarget;
+    return session.adoptSuccessor(successor);
+  }
+}
+
+async function disposeResolved(resolved: ResolvedContextEngine, logger: ContextEngineHostOptions["logger"]) {
+  try {
+    await resolved.engine.dispose?.();
+  } catch (error) {
+    logger.warn(`context engine dispose failed: ${describeError(error)}`);
+  }
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,149 @@
+import type { AssembleResult, ContextEngine } from "../context-engine/types.js";
+import { describeError } from "../errors.js";
+import type { AgentMessage } from "../messages.js";
+import { countMessagesTokens } from "../tokens/estimate.js";
+import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
+import { PRECHECK_SAFETY_MARGIN } from "./host-options.js";
+import type { HostSession } from "./host-session.js";
+
+export interface PrepareContextInput {
+  engine: ContextEngine;
+  session: HostSession;
+  /** Stored history, before this step's pending messages. */
+  history: AgentMessage[];
+  /** Messages of this turn not yet stored (the user prompt before the first step). */
+  pending: AgentMessage[];
+  prompt: string;
+  systemPrompt: string;
+  model: HostModel;
+  availableTools?: Set<string>;
+}
+
+export interface PreparedContext {
+  /** The engine's messages (or the pipeline's after an assemble failure), without `pending`. */
+  messages: AgentMessage[];
+  /** The run's system prompt with the engine's addition in front. */
+  systemPrompt: string;
+  assembled: Pick<
+    AssembleResult,
+    "estimatedTokens" | "promptAuthority" | "systemPromptAddition" | "contextProjection"
+  >;
+  /** False when assemble failed and the pipeline messages were used. */
+  assemblySucceeded: boolean;
+  /** The budget given to assemble. */
+  tokenBudget: number;
+  /** Host estimate of the whole prompt, safety margin included. */
+  estimatedPromptTokens: number;
+  /** Window minus the effective reserve. */
+  promptBudgetTokens: number;
+  /** Whether the overflow check ran (it is skipped for engines that own compaction). */
+  prechecked: boolean;
+  /** Set when the check found the prompt too large. */
+  overflow?: { estimatedTokens: number; budgetTokens: number };
+}
+
+/**
+ * Assembles the context for one model call and checks it fits.
+ *
+ * Budget for assemble: window − reserve − (system prompt + pending turn messages), at least 1.
+ * An assemble that throws or returns no `messages` array falls back to the pipeline history.
+ * The check estimates system prompt + messages + pending with a 1.2 margin against
+ * window − effective reserve; under `preassembly_may_overflow` the messages part is the larger of
+ * the assembled and pre-assembly estimates. It is skipped when assembly succeeded, the engine owns
+ * compaction and did not say `preassembly_may_overflow`.
+ */
+export async function prepareContext(
+  host: ContextEngineHost,
+  input: PrepareContextInput,
+): Promise<PreparedContext> {
+  const { engine, session } = input;
+  const counter = host.tokenCounter;
+  const window = host.contextWindow(input.model);
+  const reserve = host.reserveTokens();
+  const pendingTokens = countMessagesTokens(counter, input.pending);
+  const tokenBudget = Math.max(1, window - reserve - counter.countText(input.systemPrompt) - pendingTokens);
+
+  let assembled: AssembleResult | undefined;
+  try {
+    assembled = await host.withRuntime(session, () =>
+      engine.assemble({
+        sessionId: session.sessionId,
+        sessionKey: session.sessionKey,
+        messages: input.history,
+        tokenBudget,
+        model: input.model.id,
+        prompt: input.prompt,
+        runtimeSettings: host.runtimeSettings(engine, input.model, tokenBudget),
+        runtimeContext: host.runtimeContext(session, { tokenBudget }),
+        ...(input.availableTools === undefined ? {} : { availableTools: input.availableTools }),
+      }),
+    );
+    if (!isAssembleResult(assembled)) {
+      throw new Error(
+        `context engine "${engine.info.id}" assemble() returned an invalid result: expected an object with a "messages" array (got ${typeName(assembled)})`,
+      );
+    }
+  } catch (error) {
+    host.logger.warn(`context engine assemble failed, using pipeline messages: ${describeError(error)}`);
+    assembled = undefined;
+  }
+
+  const messages = assembled?.messages ?? input.history;
+  const addition = assembled?.systemPromptAddition?.trim();
+  const systemPrompt = addition ? `${addition}\n\n${input.systemPrompt}` : input.systemPrompt;
+  const authority = assembled?.promptAuthority ?? "assembled";
+  const effectiveReserve = Math.min(reserve, window - Math.min(8_000, Math.floor(window / 2)));
+  const promptBudgetTokens = window - effectiveReserve;
+  let messageTokens = countMessagesTokens(counter, messages);
+  if (authority === "preassembly_may_overflow") {
+    messageTokens = Math.max(messageTokens, countMessagesTokens(counter, input.history));
+  }
+  const estimatedPromptTokens = Math.ceil(
+    (counter.countText(systemPrompt) + messageTokens + pendingTokens) * PRECHECK_SAFETY_MARGIN,
+  );
+  const skip =
+    assembled !== undefined &&
+    engine.info.ownsCompaction === true &&
+    authority !== "preassembly_may_overflow";
+  if (skip)
+    host.logger.debug(
+      `[context-overflow-precheck] skipped: context engine "${engine.info.id}" owns compaction`,
+    );
+
+  const prepared: PreparedContext = {
+    messages,
+    systemPrompt,
+    assembled: assembled === undefined ? { estimatedTokens: 0 } : pickAssembleFacts(assembled),
+    assemblySucceeded: assembled !== undefined,
+    tokenBudget,
+    estimatedPromptTokens,
+    promptBudgetTokens,
+    prechecked: !skip,
+  };
+  if (!skip && estimatedPromptTokens > promptBudgetTokens) {
+    prepared.overflow = { estimatedTokens: estimatedPromptTokens, budgetTokens: promptBudgetTokens };
+  }
+  return prepared;
+}
+
+function isAssembleResult(value: unknown): value is AssembleResult {
+  return (
+    typeof value === "object" && value !== null && Array.isArray((value as { messages?: unknown }).messages)
+  );
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function pickAssembleFacts(result: AssembleResult): PreparedContext["assembled"] {
+  const facts: PreparedContext["assembled"] = {
+    estimatedTokens: typeof result.estimatedTokens === "number" ? result.estimatedTokens : 0,
+  };
+  if (result.promptAuthority !== undefined) facts.promptAuthority = result.promptAuthority;
+  if (result.systemPromptAddition !== undefined) facts.systemPromptAddition = result.systemPromptAddition;
+  if (result.contextProjection !== undefined) facts.contextProjection = result.contextProjection;
+  return facts;
+}

@@ -1,0 +1,302 @@
+import { isAbortForSignal } from "../context-engine/abort.js";
+import { assertContextEngineHostSupport } from "../context-engine/host-requirements.js";
+import type { ContextEngine } from "../context-engine/types.js";
+import { ContextOverflowError, describeError } from "../errors.js";
+import type { AgentMessage, AssistantMessage, UserMessage } from "../messages.js";
+import type { CompactionOutcome, ContextEngineHost, HostModel } from "./context-engine-host.js";
+import { MAX_OVERFLOW_COMPACTION_ATTEMPTS } from "./host-options.js";
+import { type HostSession, sessionTargetOf } from "./host-session.js";
+import { type PreparedContext, prepareContext } from "./prepare-context.js";
+
+/** What one model call receives: exactly what the model sees. */
+export interface ModelStepRequest {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  /** 0 for the first call of the turn, then one more per tool-loop iteration. */
+  step: number;
+  signal?: AbortSignal;
+}
+
+export interface ModelStepResult {
+  /** New messages of this step, in order: the assistant message, then any tool results. */
+  messages: AgentMessage[];
+  /** False when the step ran tools and the model must be called again. */
+  done: boolean;
+}
+
+/**
+ * One model call (plus the tools it asked for). Throw `ContextOverflowError`, or any error for
+ * which `isContextOverflow` answers true, when the provider says the prompt is too long: the host
+ * then compacts and retries the step.
+ */
+export type ModelStepFunction = (request: ModelStepRequest) => Promise<ModelStepResult>;
+
+export interface RunTurnParams {
+  session: HostSession;
+  prompt: string | UserMessage;
+  systemPrompt: string;
+  model: HostModel;
+  callModel: ModelStepFunction;
+  isContextOverflow?: (error: unknown) => boolean;
+  availableTools?: Set<string>;
+  signal?: AbortSignal;
+  isHeartbeat?: boolean;
+  /** Guards against a model that never stops asking for tools. Default 50. */
+  maxSteps?: number;
+}
+
+export interface TurnResult {
+  /** The session the turn ended in: the successor when a compaction rotated it. */
+  session: HostSession;
+  /** Every message this turn added, the user prompt first. */
+  newMessages: AgentMessage[];
+  /** The engine that served the final assembly (`legacy` after a fallback). */
+  engineId: string;
+  /** The context of the last model call. */
+  lastContext: PreparedContext;
+  compactions: CompactionOutcome[];
+  steps: number;
+  /** False when afterTurn/ingest failed; the turn still succeeded for the user. */
+  finalized: boolean;
+}
+
+/**
+ * One turn through the engine: bootstrap (first sight of an existing session), assemble before
+ * every model call including those inside the tool loop, the overflow check, compaction and retry
+ * on overflow (at most 3 per run), then afterTurn (or ingestBatch, or ingest) and maintenance.
+ *
+ * The transcript gets the user prompt together with the first successful step, and each later
+ * step as it completes, so it never holds a half step. A turn that fails or is aborted records the
+ * prompt and an assistant message with `stopReason` `error`/`aborted`, keeping roles alternating.
+ */
+export async function runContextEngineTurn(
+  host: ContextEngineHost,
+  params: RunTurnParams,
+): Promise<TurnResult> {
+  const { engine } = await host.engine();
+  assertContextEngineHostSupport(engine.info, "agent-run", host.hostDescriptor);
+  let session = params.session;
+  await host.bootstrapSession(engine, session, params.model);
+
+  const userMessage = toUserMessage(params.prompt, host.now());
+  const promptText = typeof params.prompt === "string" ? params.prompt : textOf(params.prompt);
+  let history = await session.messages();
+  let pending: AgentMessage[] = [userMessage];
+  const turnMessages: AgentMessage[] = [];
+  const compactions: CompactionOutcome[] = [];
+  const isOverflow = params.isContextOverflow ?? ((error: unknown) => error instanceof ContextOverflowError);
+  let overflowAttempts = 0;
+  let lastContext: PreparedContext | undefined;
+  let step = 0;
+  const maxSteps = params.maxSteps ?? 50;
+
+  const compact = async (request: Parameters<ContextEngineHost["compactSession"]>[1]) => {
+    overflowAttempts += 1;
+    const outcome = await host.compactSession(session, request);
+    compactions.push(outcome);
+    session = outcome.session;
+    if (outcome.result.compacted) history = await session.messages();
+    return outcome;
+  };
+
+  try {
+    while (step < maxSteps) {
+      const prepared = await prepareContext(host, {
+        engine,
+        session,
+        history,
+        pending,
+        prompt: promptText,
+        systemPrompt: params.systemPrompt,
+        model: params.model,
+        ...(params.availableTools === undefined ? {} : { availableTools: params.availableTools }),
+      });
+      lastContext = prepared;
+      if (prepared.overflow !== undefined) {
+        if (overflowAttempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS) throw overflowError(prepared, "precheck");
+        const outcome = await compact({
+          trigger: "precheck",
+          compactionTarget: "budget",
+          currentTokenCount: prepared.overflow.estimatedTokens,
+          tokenBudget: prepared.overflow.budgetTokens,
+          model: params.model,
+          ...signalOf(params.signal),
+        });
+        if (!outcome.result.compacted) throw overflowError(prepared, "precheck", outcome.result.reason);
+        continue;
+      }
+      let result: ModelStepResult;
+      try {
+        result = await params.callModel({
+          systemPrompt: prepared.systemPrompt,
+          messages: [...prepared.messages, ...pending],
+          step,
+          ...signalOf(params.signal),
+        });
+      } catch (error) {
+        if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;
+        if (overflowAttempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS)
+          throw overflowError(prepared, "provider", undefined, error);
+        const outcome = await compact({
+          trigger: "overflow",
+          compactionTarget: "budget",
+          tokenBudget: host.contextWindow(params.model),
+          model: params.model,
+          ...observedTokens(error),
+          ...signalOf(params.signal),
+        });
+        if (!outcome.result.compacted)
+          throw overflowError(prepared, "provider", outcome.result.reason, error);
+        continue;
+      }
+      const stepMessages = [...pending, ...result.messages];
+      await session.append(stepMessages);
+      turnMessages.push(...stepMessages);
+      history = [...history, ...stepMessages];
+      pending = [];
+      step += 1;
+      if (result.done) break;
+    }
+  } catch (error) {
+    await recordFailedTurn(session, pending, error, params.signal, params.model, host);
+    throw error;
+  }
+
+  const finalized = await finalizeTurn(host, engine, session, history, turnMessages, params);
+  if (finalized) await host.maintainSession(engine, session, "turn", params.model);
+  return {
+    session,
+    newMessages: turnMessages,
+    engineId: engine.info.id,
+    lastContext: lastContext as PreparedContext,
+    compactions,
+    steps: step,
+    finalized,
+  };
+}
+
+/** afterTurn when the engine has it, else ingestBatch, else ingest per message. Never throws. */
+async function finalizeTurn(
+  host: ContextEngineHost,
+  engine: ContextEngine,
+  session: HostSession,
+  snapshot: AgentMessage[],
+  turnMessages: AgentMessage[],
+  params: RunTurnParams,
+): Promise<boolean> {
+  const isHeartbeat = params.isHeartbeat === true;
+  const label = engine.afterTurn !== undefined ? "afterTurn" : "ingest";
+  try {
+    await host.withRuntime(session, async () => {
+      if (engine.afterTurn !== undefined) {
+        await engine.afterTurn({
+          sessionId: session.sessionId,
+          sessionKey: session.sessionKey,
+          sessionTarget: sessionTargetOf(session),
+          sessionFile: session.sessionFile,
+          messages: snapshot,
+          prePromptMessageCount: snapshot.length - turnMessages.length,
+          isHeartbeat,
+          tokenBudget: host.contextWindow(params.model) - host.reserveTokens(),
+          runtimeSettings: host.runtimeSettings(engine, params.model),
+          runtimeContext: host.runtimeContext(session),
+        });
+      } else if (engine.ingestBatch !== undefined) {
+        await engine.ingestBatch({
+          sessionId: session.sessionId,
+          sessionKey: session.sessionKey,
+          messages: turnMessages,
+          isHeartbeat,
+        });
+      } else {
+        for (const message of turnMessages) {
+          await engine.ingest({
+            sessionId: session.sessionId,
+            sessionKey: session.sessionKey,
+            message,
+            isHeartbeat,
+          });
+        }
+      }
+    });
+    return true;
+  } catch (error) {
+    host.logger.warn(`context engine ${label} failed: ${describeError(error)}`);
+    return false;
+  }
+}
+
+async function recordFailedTurn(
+  session: HostSession,
+  pending: AgentMessage[],
+  error: unknown,
+  signal: AbortSignal | undefined,
+  model: HostModel,
+  host: ContextEngineHost,
+): Promise<void> {
+  if (pending.length === 0) return;
+  const aborted = isAbortForSignal(error, signal);
+  const failure: AssistantMessage = {
+    role: "assistant",
+    content: [],
+    api: "unknown",
+    provider: model.provider ?? "unknown",
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage: describeError(error),
+    timestamp: host.now(),
+  };
+  try {
+    await session.append([...pending, failure]);
+  } catch (appendError) {
+    host.logger.error(`could not record the failed turn: ${describeError(appendError)}`);
+  }
+}
+
+function overflowError(
+  prepared: PreparedContext,
+  source: "precheck" | "provider",
+  compactionReason?: string,
+  cause?: unknown,
+): ContextOverflowError {
+  const why = compactionReason === undefined ? "" : ` Compaction did not help: ${compactionReason}.`;
+  return new ContextOverflowError(
+    `Context overflow: prompt too large for the model (${source}).${why} Try /compact, or /new to start a fresh session, or use a larger-context model.`,
+    {
+      estimatedTokens: prepared.overflow?.estimatedTokens ?? prepared.estimatedPromptTokens,
+      budgetTokens: prepared.overflow?.budgetTokens ?? prepared.promptBudgetTokens,
+      cause,
+    },
+  );
+}
+
+function observedTokens(error: unknown): { currentTokenCount?: number } {
+  const value = (error as { estimatedTokens?: unknown } | undefined)?.estimatedTokens;
+  return typeof value === "number" && Number.isFinite(value) && value > 0
+    ? { currentTokenCount: Math.floor(value) }
+    : {};
+}
+
+function signalOf(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+function toUserMessage(prompt: string | UserMessage, timestamp: number): UserMessage {
+  return typeof prompt === "string" ? { role: "user", content: prompt, timestamp } : prompt;
+}
+
+function textOf(message: UserMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .join("\n");
+}
