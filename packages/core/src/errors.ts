@@ -122,3 +122,65 @@ export function describeError(error: unknown): string {
     return String(error);
   }
 }
+
+/** No transcript exists for this session id. */
+export class UnknownSessionError extends ClewError {
+  readonly agentId: string;
+  readonly sessionId: string;
+
+  constructor(agentId: string, sessionId: string, location?: string) {
+    super(`Unknown session "${sessionId}" for agent "${agentId}"${location ? ` (no file at ${location})` : ""}`, {
+      code: "unknown_session",
+      category: "user",
+    });
+    this.agentId = agentId;
+    this.sessionId = sessionId;
+  }
+}
+
+/** Another live process holds the session's writer lock. */
+export class SessionLockedError extends ClewError {
+  readonly sessionId: string;
+  readonly lockPath: string;
+  readonly holderPid: number | undefined;
+
+  constructor(sessionId: string, lockPath: string, holderPid: number | undefined) {
+    const holder = holderPid === undefined ? "another process" : `process ${holderPid}`;
+    super(`Session "${sessionId}" is locked by ${holder} (${lockPath}); only one writer may append to a session`, {
+      code: "session_locked",
+      category: "user",
+    });
+    this.sessionId = sessionId;
+    this.lockPath = lockPath;
+    this.holderPid = holderPid;
+  }
+}
+
+/** A transcript could not be read at all (permissions, not a transcript, bad header). */
+export class TranscriptReadError extends ClewError {
+  readonly location: string;
+  readonly line: number | undefined;
+
+  constructor(message: string, location: string, options: { line?: number; cause?: unknown } = {}) {
+    super(`${location}${options.line === undefined ? "" : `:${options.line}`}: ${message}`, {
+      code: "transcript_unreadable",
+      category: "user",
+      cause: options.cause,
+    });
+    this.location = location;
+    this.line = options.line;
+  }
+}
+
+/** A session id that cannot name a file safely. */
+export class InvalidSessionIdError extends ClewError {
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super(`Invalid session id "${sessionId}": use letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`, {
+      code: "invalid_session_id",
+      category: "user",
+    });
+    this.sessionId = sessionId;
+  }
+}

@@ -83,9 +83,11 @@ export {
 export {
   type CompactionOutcome,
   type CompactionRequest,
-  ContextEngineHost,
-  type HostModel,
-} from "./host/context-engine-host.js";
+  compactManually,
+  compactPreflight,
+  compactSession,
+} from "./host/compaction.js";
+export { ContextEngineHost, type HostModel } from "./host/context-engine-host.js";
 export {
   type ContextEngineStatus,
   describeContextEngineStatus,
@@ -113,7 +115,7 @@ export type {
   RunTurnParams,
   TurnResult,
 } from "./host/run-turn.js";
-export type { SubagentSpawnRequest } from "./host/subagent.js";
+export { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./host/subagent.js";
 export {
   createPinoLogger,
   type LogFields,

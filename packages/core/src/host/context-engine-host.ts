@@ -1,10 +1,4 @@
-import { abortReason, isAbortForSignal } from "../context-engine/abort.js";
 import {
-  compactWithSafetyTimeout,
-  DEFAULT_COMPACTION_TIMEOUT_MS,
-} from "../context-engine/compaction-timeout.js";
-import {
-  assertContextEngineHostSupport,
   type ContextEngineHostDescriptor,
   embeddedHostDescriptor,
 } from "../context-engine/host-requirements.js";
@@ -12,25 +6,27 @@ import { type ResolvedContextEngine, resolveContextEngine } from "../context-eng
 import { type RuntimeCompactor, runWithRuntimeCompactor } from "../context-engine/runtime-compaction.js";
 import { buildContextEngineRuntimeSettings } from "../context-engine/runtime-settings.js";
 import type {
-  CompactParams,
-  CompactResult,
   ContextEngine,
   ContextEngineRuntimeContext,
   ContextEngineRuntimeSettings,
+  SubagentEndedParams,
 } from "../context-engine/types.js";
-import { describeError, SubagentPreparationError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { charEstimateTokenCounter } from "../tokens/estimate.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
-import { type ContextEngineStatus, describeContextEngineStatus } from "./engine-status.js";
 import {
-  type CompactionTrigger,
-  type ContextEngineHostOptions,
-  DEFAULT_RESERVE_TOKENS,
-} from "./host-options.js";
+  type CompactionOutcome,
+  type CompactionRequest,
+  compactManually,
+  compactPreflight,
+  compactSession,
+} from "./compaction.js";
+import { type ContextEngineStatus, describeContextEngineStatus } from "./engine-status.js";
+import { type ContextEngineHostOptions, DEFAULT_RESERVE_TOKENS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
 import { type MaintenanceReason, MaintenanceScheduler } from "./maintenance.js";
 import { type RunTurnParams, runContextEngineTurn, type TurnResult } from "./run-turn.js";
-import type { SubagentSpawnRequest } from "./subagent.js";
+import { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./subagent.js";
 
 /** The model facts a run hands to lifecycle hooks. */
 export interface HostModel {
@@ -39,25 +35,6 @@ export interface HostModel {
   /** Only when attested by the catalog. */
   family?: string;
   contextWindow: number;
-}
-
-export interface CompactionRequest {
-  trigger: CompactionTrigger;
-  compactionTarget: "budget" | "threshold";
-  forceReason?: "manual" | "preflight_required";
-  preflightCompactionTrigger?: "tokens" | "transcript_bytes";
-  currentTokenCount?: number;
-  customInstructions?: string;
-  tokenBudget?: number;
-  model?: HostModel;
-  signal?: AbortSignal;
-}
-
-export interface CompactionOutcome {
-  trigger: CompactionTrigger;
-  result: CompactResult;
-  /** The session after compaction: the successor when the engine rotated it. */
-  session: HostSession;
 }
 
 /**
@@ -89,6 +66,10 @@ export class ContextEngineHost {
 
   get config() {
     return this.options.config;
+  }
+
+  get hooks() {
+    return this.options.hooks;
   }
 
   now(): number {
@@ -200,17 +181,20 @@ export class ContextEngineHost {
     await this.maintainSession(engine, session, "bootstrap", model);
   }
 
-  /** Offers `maintain`, inline or after the reply as the engine's `turnMaintenanceMode` says. */
+  /**
+   * Offers `maintain`, inline or after the reply as the engine's `turnMaintenanceMode` says.
+   * Returns false when nothing was run or scheduled (no `maintain`, or the host is closing).
+   */
   async maintainSession(
     engine: ContextEngine,
     session: HostSession,
     reason: MaintenanceReason,
     model?: HostModel,
-  ) {
-    if (engine.maintain === undefined) return;
+  ): Promise<boolean> {
+    if (engine.maintain === undefined) return false;
     const maintain = engine.maintain.bind(engine);
     const mode = engine.info.turnMaintenanceMode === "background" ? "background" : "foreground";
-    await this.maintenance.run(session.sessionKey, mode, async (signal) => {
+    return this.maintenance.run(session.sessionKey, mode, async (signal) => {
       const runtimeContext = this.runtimeContext(session, {
         maintenanceReason: reason,
         rewriteTranscriptEntries: (request) => session.rewriteTranscriptEntries(request),
@@ -235,107 +219,40 @@ export class ContextEngineHost {
     });
   }
 
-  /**
-   * One compaction through the engine, under the watchdog. Engine failures and timeouts come back
-   * as `ok: false`; only a caller cancellation rejects. After a real compaction the successor
-   * session (if any) is adopted and maintenance runs against it.
-   */
-  async compactSession(session: HostSession, request: CompactionRequest): Promise<CompactionOutcome> {
-    const { engine } = await this.engine();
-    const ownsCompaction = engine.info.ownsCompaction === true;
-    const event = {
-      sessionId: session.sessionId,
-      sessionKey: session.sessionKey,
-      engineId: engine.info.id,
-      trigger: request.trigger,
-      ownsCompaction,
-    };
-    if (request.signal?.aborted) throw abortReason(request.signal);
-    this.options.hooks?.beforeCompaction?.(event);
-    const params = this.compactParams(engine, session, request);
-    let result: CompactResult;
-    try {
-      result = await this.withRuntime(session, () =>
-        compactWithSafetyTimeout(engine, params, {
-          timeoutMs: this.compactionTimeoutMs(),
-          signal: request.signal,
-        }),
-      );
-    } catch (error) {
-      if (isAbortForSignal(error, request.signal)) throw error;
-      this.options.logger.warn(`context engine compaction failed: ${describeError(error)}`);
-      result = { ok: false, compacted: false, reason: describeError(error) };
-    }
-    if (!result.ok || !result.compacted) return { trigger: request.trigger, result, session };
-    this.options.hooks?.afterCompaction?.({ ...event, result });
-    const successor = await this.adoptSuccessor(session, result);
-    await this.maintainSession(engine, successor, "compaction", request.model);
-    return { trigger: request.trigger, result, session: successor };
+  /** One compaction through the engine under the watchdog; see `compactSession`. */
+  compactSession(session: HostSession, request: CompactionRequest): Promise<CompactionOutcome> {
+    return compactSession(this, session, request);
   }
 
-  /** `/compact [instructions]`: forced, toward the threshold, reason `manual`. */
+  /** `/compact [instructions]`. */
   compactManually(
     session: HostSession,
     options: { customInstructions?: string; model?: HostModel; signal?: AbortSignal } = {},
   ): Promise<CompactionOutcome> {
-    return this.engine().then(({ engine }) => {
-      assertContextEngineHostSupport(engine.info, "manual-compact", this.hostDescriptor);
-      return this.compactSession(session, {
-        trigger: "manual",
-        compactionTarget: "threshold",
-        forceReason: "manual",
-        ...options,
-      });
-    });
+    return compactManually(this, session, options);
   }
 
-  /**
-   * Brackets a child run with the engine's subagent hooks. Preparation failure fails the spawn
-   * closed; a child that fails after preparation triggers the rollback. Isolated spawns that ask
-   * for `lightContext` skip preparation so the child starts clean.
-   */
-  async spawnSubagent<T>(request: SubagentSpawnRequest, runChild: () => Promise<T>): Promise<T> {
-    const { engine } = await this.engine();
-    assertContextEngineHostSupport(engine.info, "subagent-spawn", this.hostDescriptor);
-    const { lightContext, ...params } = request;
-    const skip = lightContext === true && (params.contextMode ?? "isolated") === "isolated";
-    let rollback: (() => void | Promise<void>) | undefined;
-    if (!skip && engine.prepareSubagentSpawn !== undefined) {
-      try {
-        rollback = (await engine.prepareSubagentSpawn(params))?.rollback;
-      } catch (error) {
-        throw new SubagentPreparationError(engine.info.id, error);
-      }
-    }
-    try {
-      return await runChild();
-    } catch (error) {
-      if (rollback !== undefined) {
-        try {
-          await rollback();
-        } catch (rollbackError) {
-          this.options.logger.warn(
-            `context engine subagent rollback failed: ${describeError(rollbackError)}`,
-          );
-        }
-      }
-      throw error;
-    }
+  /** Compaction required before the next run; see `compactPreflight`. */
+  compactPreflight(
+    session: HostSession,
+    options: {
+      trigger: "tokens" | "transcript_bytes";
+      currentTokenCount?: number;
+      model?: HostModel;
+      signal?: AbortSignal;
+    },
+  ): Promise<CompactionOutcome> {
+    return compactPreflight(this, session, options);
   }
 
-  /** Best effort: tells the engine a child session ended; never throws. */
-  async endSubagent(params: {
-    childSessionKey: string;
-    reason: "deleted" | "completed" | "swept" | "released";
-  }) {
-    try {
-      const { engine } = await this.engine();
-      await engine.onSubagentEnded?.(params);
-    } catch (error) {
-      this.options.logger.warn(
-        `context-engine onSubagentEnded failed (best-effort): ${describeError(error)}`,
-      );
-    }
+  /** Runs a child with the engine's subagent hooks around it; see `spawnSubagent`. */
+  spawnSubagent<T>(request: SubagentSpawnRequest, runChild: () => Promise<T>): Promise<T> {
+    return spawnSubagent(this, request, runChild);
+  }
+
+  /** Best-effort `onSubagentEnded`. */
+  endSubagent(params: SubagentEndedParams): Promise<void> {
+    return endSubagent(this, params);
   }
 
   /** Disposes the current engine and resolves the slot again on next use (after config changes). */
@@ -358,67 +275,6 @@ export class ContextEngineHost {
     })();
     return this.disposed;
   }
-
-  private compactionTimeoutMs(): number {
-    const seconds = this.options.config?.agents?.defaults?.compaction?.timeoutSeconds;
-    return typeof seconds === "number" && seconds > 0 ? seconds * 1000 : DEFAULT_COMPACTION_TIMEOUT_MS;
-  }
-
-  private compactParams(
-    engine: ContextEngine,
-    session: HostSession,
-    request: CompactionRequest,
-  ): CompactParams {
-    const extras = {
-      trigger: request.trigger,
-      tokenBudget: request.tokenBudget,
-      currentTokenCount: request.currentTokenCount,
-      forceReason: request.forceReason,
-      preflightCompactionTrigger: request.preflightCompactionTrigger,
-    };
-    const params: CompactParams = {
-      sessionId: session.sessionId,
-      sessionKey: session.sessionKey,
-      agentId: session.agentId,
-      sessionTarget: sessionTargetOf(session),
-      sessionFile: session.sessionFile,
-      force: true,
-      compactionTarget: request.compactionTarget,
-      runtimeSettings: this.runtimeSettings(engine, request.model, request.tokenBudget),
-      runtimeContext: this.runtimeContext(session, withoutUndefined(extras)),
-    };
-    // OpenClaw versions disagree on where these live; send both places.
-    Object.assign(
-      params,
-      withoutUndefined({
-        tokenBudget: request.tokenBudget,
-        currentTokenCount: request.currentTokenCount,
-        forceReason: request.forceReason,
-        preflightCompactionTrigger: request.preflightCompactionTrigger,
-        customInstructions: request.customInstructions,
-      }),
-    );
-    return params;
-  }
-
-  private async adoptSuccessor(session: HostSession, result: CompactResult): Promise<HostSession> {
-    const detail = result.result;
-    const successorId = detail?.sessionTarget?.sessionId ?? detail?.sessionId;
-    const successorFile = detail?.sessionFile;
-    if ((successorId === undefined || successorId === session.sessionId) && successorFile === undefined)
-      return session;
-    if (session.adoptSuccessor === undefined) {
-      this.options.logger.warn(
-        `context engine named successor session ${successorId ?? successorFile}, which this store cannot open`,
-      );
-      return session;
-    }
-    const successor: Parameters<NonNullable<HostSession["adoptSuccessor"]>>[0] = {};
-    if (successorId !== undefined) successor.sessionId = successorId;
-    if (successorFile !== undefined) successor.sessionFile = successorFile;
-    if (detail?.sessionTarget !== undefined) successor.sessionTarget = detail.sessionTarget;
-    return session.adoptSuccessor(successor);
-  }
 }
 
 async function disposeResolved(resolved: ResolvedContextEngine, logger: ContextEngineHostOptions["logger"]) {
@@ -429,6 +285,6 @@ async function disposeResolved(resolved: ResolvedContextEngine, logger: ContextE
   }
 }
 
-function withoutUndefined<T extends Record<string, unknown>>(values: T): Partial<T> {
+function _withoutUndefined<T extends Record<string, unknown>>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

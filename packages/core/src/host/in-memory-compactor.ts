@@ -18,13 +18,18 @@ export function createInMemoryRuntimeCompactor(options: {
   const keep = options.keepRecentMessages ?? 4;
   return async (request, session) => {
     if (!(session instanceof InMemorySession)) {
-      return { ok: false, compacted: false, reason: "the in-memory compactor only compacts in-memory sessions" };
+      return {
+        ok: false,
+        compacted: false,
+        reason: "the in-memory compactor only compacts in-memory sessions",
+      };
     }
     if (request.abortSignal?.aborted) throw request.abortSignal.reason;
     const entries = session.activeEntries;
     let cut = Math.max(0, entries.length - keep);
     while (cut > 0 && entries[cut]?.message !== undefined && isToolResult(entries[cut]?.message)) cut -= 1;
-    if (cut === 0) return { ok: true, compacted: false, reason: "nothing to compact: every message is recent" };
+    if (cut === 0)
+      return { ok: true, compacted: false, reason: "nothing to compact: every message is recent" };
     const before = await session.messages();
     const tokensBefore = countMessagesTokens(options.tokenCounter, before);
     const summarized = entries.slice(0, cut).map((entry) => entry.message);
@@ -43,7 +48,9 @@ export function createInMemoryRuntimeCompactor(options: {
 }
 
 function isToolResult(message: AgentMessage | undefined): boolean {
-  return typeof message === "object" && message !== null && "role" in message && message.role === "toolResult";
+  return (
+    typeof message === "object" && message !== null && "role" in message && message.role === "toolResult"
+  );
 }
 
 function summarize(messages: AgentMessage[], instructions: string | undefined): string {

@@ -81,8 +81,15 @@ export class InMemorySession implements HostSession {
   async messages(): Promise<AgentMessage[]> {
     if (this.compaction === undefined) return this.entries.map((entry) => entry.message);
     const { summary, firstKeptEntryId } = this.compaction;
-    const start = firstKeptEntryId === undefined ? this.entries.length : this.entries.findIndex((e) => e.id === firstKeptEntryId);
-    const summaryMessage: AgentMessage = { role: "user", content: compactionSummaryText(summary), timestamp: 0 };
+    const start =
+      firstKeptEntryId === undefined
+        ? this.entries.length
+        : this.entries.findIndex((e) => e.id === firstKeptEntryId);
+    const summaryMessage: AgentMessage = {
+      role: "user",
+      content: compactionSummaryText(summary),
+      timestamp: 0,
+    };
     return [summaryMessage, ...this.entries.slice(Math.max(0, start)).map((entry) => entry.message)];
   }
 
@@ -91,7 +98,10 @@ export class InMemorySession implements HostSession {
    * on (none when undefined). Stored entries are all kept, as in a real transcript.
    */
   applyCompaction(compaction: { summary: string; firstKeptEntryId: string | undefined }): void {
-    if (compaction.firstKeptEntryId !== undefined && !this.entries.some((e) => e.id === compaction.firstKeptEntryId)) {
+    if (
+      compaction.firstKeptEntryId !== undefined &&
+      !this.entries.some((e) => e.id === compaction.firstKeptEntryId)
+    ) {
       throw new Error(`unknown entry id ${compaction.firstKeptEntryId}`);
     }
     this.compaction = { ...compaction };

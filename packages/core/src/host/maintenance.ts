@@ -19,17 +19,16 @@ export class MaintenanceScheduler {
 
   constructor(private readonly logger: Logger) {}
 
-  async run(sessionKey: string, mode: "foreground" | "background", task: MaintenanceTask): Promise<void> {
-    if (this.controller.signal.aborted) return;
+  /** Runs or schedules `task`; false when the scheduler is closed and nothing will run. */
+  async run(sessionKey: string, mode: "foreground" | "background", task: MaintenanceTask): Promise<boolean> {
+    if (this.controller.signal.aborted) return false;
     if (mode === "foreground") {
       await this.guard(task);
-      return;
+      return true;
     }
-    if (this.running.has(sessionKey)) {
-      this.rerun.set(sessionKey, task);
-      return;
-    }
-    this.start(sessionKey, task);
+    if (this.running.has(sessionKey)) this.rerun.set(sessionKey, task);
+    else this.start(sessionKey, task);
+    return true;
   }
 
   /** Resolves when no background pass is running or queued. */

@@ -3,7 +3,8 @@ import { assertContextEngineHostSupport } from "../context-engine/host-requireme
 import type { ContextEngine } from "../context-engine/types.js";
 import { ContextOverflowError, describeError } from "../errors.js";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../messages.js";
-import type { CompactionOutcome, ContextEngineHost, HostModel } from "./context-engine-host.js";
+import type { CompactionOutcome } from "./compaction.js";
+import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import { MAX_OVERFLOW_COMPACTION_ATTEMPTS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
 import { type PreparedContext, prepareContext } from "./prepare-context.js";
