@@ -129,10 +129,13 @@ export class UnknownSessionError extends ClewError {
   readonly sessionId: string;
 
   constructor(agentId: string, sessionId: string, location?: string) {
-    super(`Unknown session "${sessionId}" for agent "${agentId}"${location ? ` (no file at ${location})` : ""}`, {
-      code: "unknown_session",
-      category: "user",
-    });
+    super(
+      `Unknown session "${sessionId}" for agent "${agentId}"${location ? ` (no file at ${location})` : ""}`,
+      {
+        code: "unknown_session",
+        category: "user",
+      },
+    );
     this.agentId = agentId;
     this.sessionId = sessionId;
   }
@@ -146,10 +149,13 @@ export class SessionLockedError extends ClewError {
 
   constructor(sessionId: string, lockPath: string, holderPid: number | undefined) {
     const holder = holderPid === undefined ? "another process" : `process ${holderPid}`;
-    super(`Session "${sessionId}" is locked by ${holder} (${lockPath}); only one writer may append to a session`, {
-      code: "session_locked",
-      category: "user",
-    });
+    super(
+      `Session "${sessionId}" is locked by ${holder} (${lockPath}); only one writer may append to a session`,
+      {
+        code: "session_locked",
+        category: "user",
+      },
+    );
     this.sessionId = sessionId;
     this.lockPath = lockPath;
     this.holderPid = holderPid;
@@ -177,10 +183,127 @@ export class InvalidSessionIdError extends ClewError {
   readonly sessionId: string;
 
   constructor(sessionId: string) {
-    super(`Invalid session id "${sessionId}": use letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`, {
-      code: "invalid_session_id",
+    super(
+      `Invalid session id "${sessionId}": use letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`,
+      {
+        code: "invalid_session_id",
+        category: "user",
+      },
+    );
+    this.sessionId = sessionId;
+  }
+}
+
+/** Why a transcript refused a write. */
+export type TranscriptWriteFailure =
+  | "read-only"
+  | "closed"
+  | "invalid-entry"
+  | "exists"
+  | "legacy-format"
+  | "io";
+
+/**
+ * A transcript refused a write: opened read-only, already closed, an entry that cannot be stored,
+ * a session that already exists, or a legacy file that must be imported before Clew appends to it.
+ * Nothing was written when this is thrown, except for `io`, where the file may end in a torn line
+ * that the next load reports.
+ */
+export class TranscriptWriteError extends ClewError {
+  readonly location: string;
+  readonly reason: TranscriptWriteFailure;
+
+  constructor(message: string, location: string, reason: TranscriptWriteFailure, cause?: unknown) {
+    super(`${location}: ${message}`, {
+      code: "transcript_not_writable",
+      category: reason === "io" ? "system" : "user",
+      cause,
+    });
+    this.location = location;
+    this.reason = reason;
+  }
+}
+
+/** An agent id that cannot name a folder safely. */
+export class InvalidAgentIdError extends ClewError {
+  readonly agentId: string;
+
+  constructor(agentId: string) {
+    super(
+      `Invalid agent id "${agentId}": use letters, digits, ".", "_" or "-", starting with a letter or digit, at most 64 characters`,
+      { code: "invalid_agent_id", category: "user" },
+    );
+    this.agentId = agentId;
+  }
+}
+
+/**
+ * The sessions index (`sessions.json`) cannot be read or would not hold a valid entry. A corrupt
+ * index is never overwritten: every write refuses until the user repairs or moves the file.
+ */
+export class SessionIndexError extends ClewError {
+  readonly location: string;
+
+  constructor(message: string, location: string, cause?: unknown) {
+    super(`${location}: ${message}`, { code: "session_index_invalid", category: "user", cause });
+    this.location = location;
+  }
+}
+
+/** `clew.json` (or another config file) cannot be used; names the file, line and field. */
+export class ConfigError extends ClewError {
+  readonly file: string;
+  readonly problems: Array<{ path: string; message: string; line?: number }>;
+
+  constructor(
+    file: string,
+    problems: Array<{ path: string; message: string; line?: number }>,
+    cause?: unknown,
+  ) {
+    const lines = problems.map((problem) => {
+      const where = problem.line === undefined ? file : `${file}:${problem.line}`;
+      return `${where}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`;
+    });
+    super(`Invalid config:\n${lines.join("\n")}`, { code: "config_invalid", category: "user", cause });
+    this.file = file;
+    this.problems = problems;
+  }
+}
+
+/** A caller passed an option or setting outside what it accepts (history limit, pruning settings). */
+export class InvalidOptionError extends ClewError {
+  /** Dotted path of the option, e.g. `contextPruning.softTrimRatio`. */
+  readonly option: string;
+  readonly value: unknown;
+
+  constructor(option: string, value: unknown, expected: string) {
+    super(`Invalid ${option}: ${describeOptionValue(value)} (expected ${expected})`, {
+      code: "invalid_option",
       category: "user",
     });
-    this.sessionId = sessionId;
+    this.option = option;
+    this.value = value;
+  }
+}
+
+function describeOptionValue(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean" || value === undefined) return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A summarizer answered with nothing; compaction falls back to another summarizer. */
+export class EmptySummaryError extends ClewError {
+  readonly summarizerId: string;
+
+  constructor(summarizerId: string) {
+    super(`Summarizer "${summarizerId}" returned an empty summary`, {
+      code: "summary_empty",
+      category: "third_party",
+    });
+    this.summarizerId = summarizerId;
   }
 }

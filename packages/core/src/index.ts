@@ -1,3 +1,20 @@
+export { type CompactionPlan, type CompactionPlanResult, planCompaction } from "./compaction/cut-point.js";
+export { createSummaryRuntimeCompactor } from "./compaction/runtime-compactor.js";
+export {
+  buildSessionContext,
+  type CompactionSummaryMessage,
+  type SessionContext,
+} from "./compaction/session-context.js";
+export {
+  compactTranscript,
+  DEFAULT_KEEP_RECENT_TOKENS,
+  type PreserveIdentifiers,
+  type SummarizeSpan,
+  type SummaryCompactionOptions,
+  type SummaryCompactionRequest,
+} from "./compaction/summary-compaction.js";
+export { clewConfigSchema } from "./config/config-schema.js";
+export { type LoadedConfig, loadConfig, parseConfig } from "./config/load-config.js";
 export { isPluginEnabled, resetPluginSlotsToDefaults } from "./config/plugin-state.js";
 export type {
   ClewConfig,
@@ -71,14 +88,21 @@ export * from "./context-engine/types.js";
 export {
   ClewError,
   type ClewErrorCategory,
+  ConfigError,
   ContextEngineContractError,
   ContextEngineHostUnsupportedError,
   ContextEngineNotRegisteredError,
   ContextOverflowError,
   describeError,
+  EmptySummaryError,
+  InvalidOptionError,
+  InvalidSessionIdError,
   isClewError,
+  SessionLockedError,
   SessionTargetConflictError,
   SubagentPreparationError,
+  TranscriptReadError,
+  UnknownSessionError,
 } from "./errors.js";
 export {
   type CompactionOutcome,
@@ -125,10 +149,145 @@ export {
   silentLogger,
 } from "./logger.js";
 export * from "./messages.js";
+export { agentDir, agentSessionsDir, configPath, resolveClewHome } from "./paths.js";
+export {
+  type BashExecutionMessage,
+  bashExecutionText,
+  convertCustomMessages,
+  dropThinkingBlocks,
+  KNOWN_CUSTOM_ROLES,
+} from "./pipeline/custom-messages.js";
+export { limitHistoryTurns } from "./pipeline/limit-history.js";
+export {
+  ensureUserFirst,
+  type MergeTurnsOptions,
+  mergeConsecutiveTurns,
+  SESSION_BOOTSTRAP_TEXT,
+} from "./pipeline/merge-turns.js";
+export { type PrepareHistoryOptions, prepareHistory } from "./pipeline/prepare-history.js";
+export {
+  isUnfinished,
+  type RepairToolPairingOptions,
+  repairToolResultPairing,
+  repairToolResultPairingWithReport,
+  SYNTHETIC_TOOL_RESULT_TEXT,
+  syntheticToolResult,
+  type ToolPairingRepair,
+  toolCallsOf,
+} from "./pipeline/repair-tool-pairing.js";
+export {
+  isValidToolCallId,
+  STRICT_TOOL_CALL_ID,
+  STRICT9_TOOL_CALL_ID,
+  sanitizeToolCallIds,
+} from "./pipeline/tool-call-ids.js";
+export {
+  resolveTranscriptPolicy,
+  type ToolCallIdMode,
+  type TranscriptPolicy,
+  type TranscriptPolicyTarget,
+} from "./pipeline/transcript-policy.js";
+export {
+  isPruningDue,
+  type PruneContextOptions,
+  type PruneContextResult,
+  pruneContext,
+} from "./pruning/prune-context.js";
+export {
+  type ContextPruningConfig,
+  type ContextPruningMode,
+  type ContextPruningSettings,
+  createToolPrunablePredicate,
+  DEFAULT_CONTEXT_PRUNING_SETTINGS,
+  DEFAULT_PRUNING_TTL_MS,
+  HARD_CLEAR_PLACEHOLDER,
+  parseDurationMs,
+  resolveContextPruningSettings,
+} from "./pruning/settings.js";
+export { TranscriptHostSession } from "./sessions/transcript-host-session.js";
+export { createExtractiveSummarizer, EXTRACTIVE_SUMMARIZER_ID } from "./summarizer/extractive-summarizer.js";
+export {
+  type AttributedSummary,
+  createFallbackSummarizer,
+  type FallbackSummarizer,
+  type FallbackSummarizerOptions,
+  summarizeWithFallback,
+} from "./summarizer/fallback-summarizer.js";
+export { extractIdentifiers, extractIdentifiersFromMessages } from "./summarizer/identifiers.js";
+export {
+  buildSummaryPrompt,
+  createModelSummarizer,
+  type ModelSummarizerOptions,
+  SUMMARY_SYSTEM_PROMPT,
+  type SummaryCompleteFunction,
+  type SummaryCompletionRequest,
+  sanitizeUntrustedText,
+  UNTRUSTED_TEXT_LIMIT,
+} from "./summarizer/model-summarizer.js";
+export { SERIALIZED_TEXT_LIMIT, serializeConversation, truncateForSummary } from "./summarizer/serialize.js";
+export type { SummarizeInput, Summarizer, SummarySection } from "./summarizer/summarizer.js";
+export { SUMMARY_SECTIONS } from "./summarizer/summarizer.js";
+export {
+  containsVerbatim,
+  ensureIdentifiers,
+  identifierBullets,
+  MAX_SUMMARY_IDENTIFIERS,
+  type ParsedSummary,
+  parseSummary,
+  renderSection,
+  renderSummary,
+  type SummaryItems,
+} from "./summarizer/summary-format.js";
+export { withSafetyFactor, withTokenCache } from "./tokens/cached-counter.js";
+export {
+  type ContextWindowInputs,
+  type ContextWindowSource,
+  catalogContextWindow,
+  DEFAULT_CONTEXT_WINDOW_TOKENS,
+  type ResolvedContextWindow,
+  resolveContextWindow,
+} from "./tokens/context-window.js";
 export {
   charEstimateTokenCounter,
   countMessagesTokens,
   estimateStringChars,
   messageChars,
 } from "./tokens/estimate.js";
+export { modelVisibleParts, readableTextParts, type VisiblePart } from "./tokens/message-text.js";
+export {
+  createO200kTokenCounter,
+  loadO200kTokenCounter,
+  O200K_COUNTER_ID,
+  O200K_IMAGE_TOKENS,
+} from "./tokens/o200k-counter.js";
 export type { TokenCounter } from "./tokens/token-counter.js";
+export * from "./transcript/entries.js";
+export {
+  DETECTION_LINE_LIMIT,
+  detectTranscriptFormat,
+  type TranscriptFormat,
+  type TranscriptFormatDetection,
+} from "./transcript/import/detect-format.js";
+export {
+  exportTranscript,
+  isTranscriptExportFormat,
+  type OpenAIChatMessage,
+  type OpenAIContentPart,
+  TRANSCRIPT_EXPORT_FORMATS,
+  type TranscriptExportFormat,
+} from "./transcript/import/export-transcript.js";
+export type { ImportIssue } from "./transcript/import/import-log.js";
+export {
+  type ImportedTranscript,
+  type ImportTranscriptOptions,
+  importTranscript,
+  type TranscriptImportStats,
+} from "./transcript/import/import-transcript.js";
+export type {
+  CreateTranscriptOptions,
+  FsyncPolicy,
+  Transcript,
+  TranscriptInfo,
+  TranscriptLoadIssue,
+  TranscriptStore,
+} from "./transcript/transcript-store.js";

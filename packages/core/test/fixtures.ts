@@ -93,8 +93,20 @@ export function toolCallMessage(callId: string, toolName: string, timestamp = 3)
   };
 }
 
-export function toolResultMessage(callId: string, toolName: string, text: string, timestamp = 4): ToolResultMessage {
-  return { role: "toolResult", toolCallId: callId, toolName, content: [{ type: "text", text }], isError: false, timestamp };
+export function toolResultMessage(
+  callId: string,
+  toolName: string,
+  text: string,
+  timestamp = 4,
+): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: callId,
+    toolName,
+    content: [{ type: "text", text }],
+    isError: false,
+    timestamp,
+  };
 }
 
 /** An error carrying `name`, optionally caused by `cause`. */

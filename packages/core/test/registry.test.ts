@@ -159,7 +159,11 @@ describe("read-only discovery registrations (checklist 5)", () => {
 
     expect(plain).toEqual({ ok: true });
     expect(refreshing).toEqual({ ok: true });
-    expect(registry.get("acme")).toMatchObject({ factory: runtime, lifecycle: "runtime", owner: "plugin:acme" });
+    expect(registry.get("acme")).toMatchObject({
+      factory: runtime,
+      lifecycle: "runtime",
+      owner: "plugin:acme",
+    });
     const resolved = await resolveSlot(registry, "acme");
     expect(resolved.engine.info.id).toBe("acme-runtime");
     expect(runtime).toHaveBeenCalledTimes(1);
@@ -184,7 +188,10 @@ describe("read-only discovery registrations (checklist 5)", () => {
     const registry = createContextEngineRegistry();
     const discovery = factoryFor("acme-discovery");
     const runtime = factoryFor("acme-runtime");
-    registry.registerContextEngine("acme", discovery, { owner: "plugin:acme", lifecycle: "readOnlyDiscovery" });
+    registry.registerContextEngine("acme", discovery, {
+      owner: "plugin:acme",
+      lifecycle: "readOnlyDiscovery",
+    });
     expect(registry.get("acme")?.lifecycle).toBe("readOnlyDiscovery");
 
     const result = registry.registerContextEngine("acme", runtime, {

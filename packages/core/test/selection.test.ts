@@ -31,20 +31,23 @@ describe("default slot values (checklist 7)", () => {
     ['"none"', slotConfig("none")],
     ['"NONE"', slotConfig("NONE")],
     ['" None "', slotConfig(" None ")],
-  ])("%s resolves legacy without calling any other factory and without quarantine", async (_label, config) => {
-    const { registry, factory, logger, resolve } = setup();
+  ])(
+    "%s resolves legacy without calling any other factory and without quarantine",
+    async (_label, config) => {
+      const { registry, factory, logger, resolve } = setup();
 
-    const resolved = await resolve(config);
+      const resolved = await resolve(config);
 
-    expect(resolved.effectiveId).toBe("legacy");
-    expect(resolved.engine.info.id).toBe("legacy");
-    expect(resolved.trustedDefault).toBe(true);
-    expect(resolved.selection).toMatchObject({ selectedId: "legacy", source: "default" });
-    expect(resolved.fallbackReason).toBeUndefined();
-    expect(factory).not.toHaveBeenCalled();
-    expect(registry.quarantine.list()).toEqual([]);
-    expect(logger.records).toEqual([]);
-  });
+      expect(resolved.effectiveId).toBe("legacy");
+      expect(resolved.engine.info.id).toBe("legacy");
+      expect(resolved.trustedDefault).toBe(true);
+      expect(resolved.selection).toMatchObject({ selectedId: "legacy", source: "default" });
+      expect(resolved.fallbackReason).toBeUndefined();
+      expect(factory).not.toHaveBeenCalled();
+      expect(registry.quarantine.list()).toEqual([]);
+      expect(logger.records).toEqual([]);
+    },
+  );
 
   it("normalizeContextEngineSlot trims and maps unset, empty and none to undefined", () => {
     expect(normalizeContextEngineSlot("  acme ")).toBe("acme");
@@ -69,28 +72,31 @@ describe("disabled plugins select legacy silently (checklist 8)", () => {
     ["a denied plugin", { deny: ["acme"] }],
     ["globally disabled plugins", { enabled: false }],
     ["an allow list without the plugin", { allow: ["something-else"] }],
-  ])("%s resolves legacy with no warn, no error, no quarantine, no factory call and the slot unchanged", async (_label, plugins) => {
-    const { registry, factory, logger, resolve } = setup();
-    const config = slotConfig("acme", plugins);
-    const before = structuredClone(config);
+  ])(
+    "%s resolves legacy with no warn, no error, no quarantine, no factory call and the slot unchanged",
+    async (_label, plugins) => {
+      const { registry, factory, logger, resolve } = setup();
+      const config = slotConfig("acme", plugins);
+      const before = structuredClone(config);
 
-    const resolved = await resolve(config);
+      const resolved = await resolve(config);
 
-    expect(resolved.effectiveId).toBe("legacy");
-    expect(resolved.engine.info.id).toBe("legacy");
-    expect(resolved.fallbackReason).toBe("plugin-disabled");
-    expect(resolved.selection).toEqual({
-      configuredId: "acme",
-      selectedId: "legacy",
-      source: "default",
-      reason: "plugin-disabled",
-    });
-    expect(factory).not.toHaveBeenCalled();
-    expect(registry.quarantine.list()).toEqual([]);
-    expect(logger.records).toEqual([]);
-    expect(config).toEqual(before);
-    expect(config.plugins?.slots?.contextEngine).toBe("acme");
-  });
+      expect(resolved.effectiveId).toBe("legacy");
+      expect(resolved.engine.info.id).toBe("legacy");
+      expect(resolved.fallbackReason).toBe("plugin-disabled");
+      expect(resolved.selection).toEqual({
+        configuredId: "acme",
+        selectedId: "legacy",
+        source: "default",
+        reason: "plugin-disabled",
+      });
+      expect(factory).not.toHaveBeenCalled();
+      expect(registry.quarantine.list()).toEqual([]);
+      expect(logger.records).toEqual([]);
+      expect(config).toEqual(before);
+      expect(config.plugins?.slots?.contextEngine).toBe("acme");
+    },
+  );
 
   it("an unregistered engine whose plugin is denied resolves legacy silently, not as a missing engine", async () => {
     const { registry, logger, resolve } = setup();

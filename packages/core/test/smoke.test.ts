@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTestHost, conversation, EchoModel, testModel } from "./support.js";
+import { conversation, createTestHost, EchoModel, testModel } from "./support.js";
 
 describe("a turn through the legacy engine", () => {
   it("sends the history and the prompt to the model and stores the turn", async () => {

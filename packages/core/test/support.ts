@@ -1,11 +1,11 @@
 import {
   type AgentMessage,
   type AssistantMessage,
-  charEstimateTokenCounter,
   type ClewConfig,
   ContextEngineHost,
   type ContextEngineHostOptions,
   type ContextEngineRegistry,
+  charEstimateTokenCounter,
   createContextEngineRegistry,
   createInMemoryRuntimeCompactor,
   type HostModel,

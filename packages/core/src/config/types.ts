@@ -27,6 +27,8 @@ export interface PluginsConfig {
 }
 
 export interface CompactionConfig {
+  /** False turns off the runtime's threshold compaction after turns (not /compact or overflow). */
+  enabled?: boolean;
   /** Watchdog on every engine `compact` call. Default 180. */
   timeoutSeconds?: number;
   /** Tokens kept free for the reply and the next prompt. */

@@ -10,13 +10,27 @@ export const DEFAULT_COMPACTION_TIMEOUT_MS = 180_000;
  * late result or error is ignored. A caller cancellation rejects with the caller's reason. An
  * engine error propagates unchanged.
  */
-export async function compactWithSafetyTimeout(
+export function compactWithSafetyTimeout(
   engine: ContextEngine,
   params: CompactParams,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<CompactResult> {
+  return runWithCompactionWatchdog((abortSignal) => engine.compact({ ...params, abortSignal }), {
+    ...options,
+    signal: options.signal ?? params.abortSignal,
+  });
+}
+
+/**
+ * The watchdog itself, for any compaction work: `work` gets a signal that fires on timeout or on
+ * the caller's cancellation. Same answers as `compactWithSafetyTimeout`.
+ */
+export async function runWithCompactionWatchdog(
+  work: (abortSignal: AbortSignal) => Promise<CompactResult>,
+  options: { timeoutMs?: number; signal?: AbortSignal | undefined } = {},
+): Promise<CompactResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS;
-  const callerSignal = options.signal ?? params.abortSignal;
+  const callerSignal = options.signal;
   if (callerSignal?.aborted) throw abortReason(callerSignal);
   const watchdog = new AbortController();
   const abortSignal = anySignal([watchdog.signal, callerSignal]) ?? watchdog.signal;
@@ -35,11 +49,11 @@ export async function compactWithSafetyTimeout(
       removeCallerListener = () => callerSignal.removeEventListener("abort", onAbort);
     }
   });
-  const work = engine.compact({ ...params, abortSignal });
+  const running = work(abortSignal);
   // The losing side of the race must not surface as an unhandled rejection.
-  work.catch(() => {});
+  running.catch(() => {});
   try {
-    return await Promise.race([work, timedOut]);
+    return await Promise.race([running, timedOut]);
   } finally {
     clearTimeout(timer);
     removeCallerListener();

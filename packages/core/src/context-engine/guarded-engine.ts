@@ -76,6 +76,8 @@ export class GuardedContextEngine implements ContextEngine {
   private fallback: Promise<ContextEngine> | undefined;
   private fallbackInstance: ContextEngine | undefined;
   private disposed: Promise<void> | undefined;
+  private downgraded = false;
+  private ownRecord: QuarantineRecord | undefined;
 
   constructor(options: GuardedContextEngineOptions) {
     this.options = options;
@@ -101,12 +103,18 @@ export class GuardedContextEngine implements ContextEngine {
     return this.fallbackInstance?.info ?? { id: DEFAULT_CONTEXT_ENGINE_ID, name: "Legacy Context Engine" };
   }
 
+  /**
+   * True once the engine failed in this process. A wrapper that saw its engine quarantined stays
+   * on the fallback even if a later registration lifts the ledger entry: that registration is a
+   * new factory, which only a new resolution (host reload) should use.
+   */
   get isQuarantined(): boolean {
-    return this.options.quarantine.has(this.registeredId);
+    if (!this.downgraded && this.options.quarantine.has(this.registeredId)) this.downgraded = true;
+    return this.downgraded;
   }
 
   get quarantineRecord(): QuarantineRecord | undefined {
-    return this.options.quarantine.get(this.registeredId);
+    return this.options.quarantine.get(this.registeredId) ?? this.ownRecord;
   }
 
   /** The plugin that owns the work, or undefined once downgraded work belongs to core. */
@@ -233,6 +241,8 @@ export class GuardedContextEngine implements ContextEngine {
       reason: describeError(error),
       failedAt: this.options.now(),
     };
+    this.downgraded = true;
+    this.ownRecord ??= record;
     if (this.options.quarantine.record(record)) {
       this.options.logger.error(formatQuarantineLogLine(record, DEFAULT_CONTEXT_ENGINE_ID), {
         engineId: record.engineId,

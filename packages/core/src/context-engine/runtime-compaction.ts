@@ -61,7 +61,14 @@ export async function delegateCompactionToRuntime(params: CompactParams): Promis
   const compactor = runtimeCompactorScope.getStore();
   if (compactor === undefined) throw new RuntimeCompactionUnavailableError();
   const runtimeContext = params.runtimeContext;
-  const { sessionFile: _sessionFile, ...contextFields } = runtimeContext ?? {};
+  // Identity and counts are validated below; the raw runtimeContext values must not leak past that.
+  const {
+    sessionFile: _sessionFile,
+    agentId: _agentId,
+    sessionKey: _sessionKey,
+    currentTokenCount: _currentTokenCount,
+    ...contextFields
+  } = runtimeContext ?? {};
   const agentId = trimmed(params.agentId) ?? trimmed(runtimeContext?.agentId);
   const sessionId = params.sessionId.trim();
   const sessionKey = trimmed(params.sessionKey) ?? trimmed(runtimeContext?.sessionKey);

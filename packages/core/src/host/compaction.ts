@@ -55,7 +55,7 @@ export async function compactSession(
   try {
     result = await host.withRuntime(session, () =>
       compactWithSafetyTimeout(engine, params, {
-        timeoutMs: compactionTimeoutMs(host),
+        timeoutMs: host.compactionTimeoutMs(),
         signal: request.signal,
       }),
     );
@@ -131,9 +131,52 @@ export async function compactPreflight(
   });
 }
 
-function compactionTimeoutMs(host: ContextEngineHost): number {
-  const seconds = host.config?.agents?.defaults?.compaction?.timeoutSeconds;
-  return typeof seconds === "number" && seconds > 0 ? seconds * 1000 : DEFAULT_COMPACTION_TIMEOUT_MS;
+/**
+ * The runtime's own threshold compaction after a turn, for engines that do not own compaction:
+ * when the context passed `window − reserve`, summary compaction runs directly (not through the
+ * engine's `compact`), as OpenClaw's built-in auto-compaction does. Off with
+ * `agents.defaults.compaction.enabled: false`. Never throws; failures come back as `ok: false`.
+ */
+export async function compactOnThreshold(
+  host: ContextEngineHost,
+  engine: ContextEngine,
+  session: HostSession,
+  options: { model: HostModel; contextTokens: number; signal?: AbortSignal },
+): Promise<CompactionOutcome | undefined> {
+  if (engine.info.ownsCompaction === true || host.config?.agents?.defaults?.compaction?.enabled === false)
+    return undefined;
+  const window = host.contextWindow(options.model);
+  if (options.contextTokens <= window - host.reserveTokens()) return undefined;
+  const event = {
+    sessionId: session.sessionId,
+    sessionKey: session.sessionKey,
+    engineId: engine.info.id,
+    trigger: "threshold" as const,
+    ownsCompaction: false,
+  };
+  host.hooks?.beforeCompaction?.(event);
+  let result: CompactResult;
+  try {
+    result = await host.runtimeCompact(session, {
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      agentId: session.agentId,
+      workspaceDir:
+        typeof host.runtimeContext(session).workspaceDir === "string"
+          ? String(host.runtimeContext(session).workspaceDir)
+          : process.cwd(),
+      tokenBudget: window,
+      currentTokenCount: options.contextTokens,
+      force: false,
+      ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
+    });
+  } catch (error) {
+    if (isAbortForSignal(error, options.signal)) throw error;
+    host.logger.warn(`threshold compaction failed: ${describeError(error)}`);
+    result = { ok: false, compacted: false, reason: describeError(error) };
+  }
+  if (result.ok && result.compacted) host.hooks?.afterCompaction?.({ ...event, result });
+  return { trigger: "threshold", result, session };
 }
 
 function compactParams(

@@ -1,11 +1,20 @@
 import {
+  DEFAULT_COMPACTION_TIMEOUT_MS,
+  runWithCompactionWatchdog,
+} from "../context-engine/compaction-timeout.js";
+import {
   type ContextEngineHostDescriptor,
   embeddedHostDescriptor,
 } from "../context-engine/host-requirements.js";
 import { type ResolvedContextEngine, resolveContextEngine } from "../context-engine/resolve.js";
-import { type RuntimeCompactor, runWithRuntimeCompactor } from "../context-engine/runtime-compaction.js";
+import {
+  type RuntimeCompactionRequest,
+  type RuntimeCompactor,
+  runWithRuntimeCompactor,
+} from "../context-engine/runtime-compaction.js";
 import { buildContextEngineRuntimeSettings } from "../context-engine/runtime-settings.js";
 import type {
+  CompactResult,
   ContextEngine,
   ContextEngineRuntimeContext,
   ContextEngineRuntimeSettings,
@@ -139,6 +148,27 @@ export class ContextEngineHost {
     if (this.options.agentDir !== undefined) context.agentDir = this.options.agentDir;
     if (this.options.llm !== undefined) context.llm = this.options.llm;
     return context;
+  }
+
+  /** Calls the runtime's own compaction directly (threshold compaction), under the watchdog. */
+  async runtimeCompact(session: HostSession, request: RuntimeCompactionRequest): Promise<CompactResult> {
+    const runtimeCompaction = this.options.runtimeCompaction;
+    if (runtimeCompaction === undefined) {
+      return { ok: false, compacted: false, reason: "no runtime compaction is configured for this host" };
+    }
+    return runWithCompactionWatchdog(
+      (abortSignal) => runtimeCompaction({ ...request, abortSignal }, session),
+      {
+        timeoutMs: this.compactionTimeoutMs(),
+        signal: request.abortSignal,
+      },
+    );
+  }
+
+  /** The watchdog on every compaction: `agents.defaults.compaction.timeoutSeconds`, default 180 s. */
+  compactionTimeoutMs(): number {
+    const seconds = this.options.config?.agents?.defaults?.compaction?.timeoutSeconds;
+    return typeof seconds === "number" && seconds > 0 ? seconds * 1000 : DEFAULT_COMPACTION_TIMEOUT_MS;
   }
 
   /** Runs `work` with this host's runtime compaction, bound to `session`, in reach of the engine. */

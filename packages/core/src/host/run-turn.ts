@@ -2,8 +2,14 @@ import { isAbortForSignal } from "../context-engine/abort.js";
 import { assertContextEngineHostSupport } from "../context-engine/host-requirements.js";
 import type { ContextEngine } from "../context-engine/types.js";
 import { ContextOverflowError, describeError } from "../errors.js";
-import type { AgentMessage, AssistantMessage, UserMessage } from "../messages.js";
-import type { CompactionOutcome } from "./compaction.js";
+import {
+  type AgentMessage,
+  type AssistantMessage,
+  isAssistantMessage,
+  type UserMessage,
+} from "../messages.js";
+import { countMessagesTokens } from "../tokens/estimate.js";
+import { type CompactionOutcome, compactOnThreshold } from "./compaction.js";
 import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import { MAX_OVERFLOW_COMPACTION_ATTEMPTS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
@@ -165,6 +171,15 @@ export async function runContextEngineTurn(
 
   const finalized = await finalizeTurn(host, engine, session, history, turnMessages, params);
   if (finalized) await host.maintainSession(engine, session, "turn", params.model);
+  const threshold = await compactOnThreshold(host, engine, session, {
+    model: params.model,
+    contextTokens: contextTokensAfterTurn(host, history, turnMessages),
+    ...signalOf(params.signal),
+  });
+  if (threshold !== undefined) {
+    compactions.push(threshold);
+    session = threshold.session;
+  }
   return {
     session,
     newMessages: turnMessages,
@@ -260,6 +275,26 @@ async function recordFailedTurn(
   } catch (appendError) {
     host.logger.error(`could not record the failed turn: ${describeError(appendError)}`);
   }
+}
+
+/**
+ * How full the context is after the turn: the provider's own count for the last call (prompt plus
+ * reply) when it reported one, plus an estimate of anything after that call; else an estimate.
+ */
+function contextTokensAfterTurn(
+  host: ContextEngineHost,
+  history: AgentMessage[],
+  turnMessages: AgentMessage[],
+): number {
+  for (let index = turnMessages.length - 1; index >= 0; index--) {
+    const message = turnMessages[index];
+    if (message === undefined || !isAssistantMessage(message)) continue;
+    const usage = message.usage;
+    const reported = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+    if (reported <= 0 || message.stopReason === "error" || message.stopReason === "aborted") break;
+    return reported + countMessagesTokens(host.tokenCounter, turnMessages.slice(index + 1));
+  }
+  return countMessagesTokens(host.tokenCounter, history);
 }
 
 function overflowError(

@@ -25,10 +25,12 @@ export async function spawnSubagent<T>(
   const skip = lightContext === true && (params.contextMode ?? "isolated") === "isolated";
   let rollback: (() => void | Promise<void>) | undefined;
   if (!skip && engine.prepareSubagentSpawn !== undefined) {
+    // Read before the call: a failure quarantines the engine and its info turns into the fallback's.
+    const engineId = engine.info.id;
     try {
       rollback = (await engine.prepareSubagentSpawn(params))?.rollback;
     } catch (error) {
-      throw new SubagentPreparationError(engine.info.id, error);
+      throw new SubagentPreparationError(engineId, error);
     }
   }
   try {

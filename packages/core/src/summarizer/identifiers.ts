@@ -1,0 +1,240 @@
+/**
+ * Opaque identifiers a summary must keep verbatim (paths, URLs, hashes, ids, ports, error codes,
+ * versions, quantities, commands), found by code so a summarizer that paraphrases or drops one
+ * can be corrected (`ensureIdentifiers`). A model never decides what counts as an identifier.
+ *
+ * How extraction works: every pattern below is run over the text; where matches overlap, the one
+ * that starts first wins (the longer one on a tie), so a path inside a URL or a hash inside a path
+ * is not listed twice. Matches are trimmed of trailing punctuation, deduplicated and returned in
+ * order of first appearance.
+ */
+import type { AgentMessage } from "../messages.js";
+import { readableTextParts } from "../tokens/message-text.js";
+
+interface IdentifierPattern {
+  /** Names the kind, for readers of this file; not part of the result. */
+  kind: string;
+  /** Must have the `g` flag. */
+  pattern: RegExp;
+  /** Capture group holding the identifier; 0 = the whole match. */
+  group?: number;
+  /** Rejects matches the regex alone cannot tell apart from prose. */
+  accept?: (text: string) => boolean;
+}
+
+// Characters allowed in one path segment: letters, digits, `_ . @ % + = ~ -`.
+const SEGMENT = String.raw`[\w.@%+=~-]`;
+
+const ERRNO_NAMES =
+  "NOENT|ACCES|PERM|EXIST|ISDIR|NOTDIR|NOTEMPTY|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|CONNABORTED|" +
+  "TIMEDOUT|PIPE|MFILE|NOSPC|BUSY|AGAIN|INVAL|NOTFOUND|HOSTUNREACH|NETUNREACH|ROFS|XDEV|LOOP|NAMETOOLONG";
+
+const HTTP_REASONS =
+  "Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|Payload Too Large|" +
+  "Unprocessable Entity|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout";
+
+// Units after a number. Multi-letter units may follow a space ("128 MB"); single letters must be
+// glued to the number ("30s", "5m", "128k") because "5 s" or "2 d" in prose is usually not a unit.
+const SPACED_UNITS =
+  "[KMGTP]i?B|kB|bytes?|ms|µs|us|ns|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|%|px|[kMG]?Hz|tokens|fps";
+const GLUED_UNITS = "[KMGT]|k|s|m|h|d|B";
+const NUMBER = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
+
+const PATTERNS: readonly IdentifierPattern[] = [
+  // URLs with a scheme; the path, query and fragment run to the next space, quote or bracket.
+  { kind: "url", pattern: /\b(?:https?|wss?|ftp|file|ssh|git):\/\/[^\s<>"'`]+/g },
+  // Windows paths: C:\Users\me\file.txt (stops at a space).
+  { kind: "windows-path", pattern: /\b[A-Za-z]:\\[^\s"'<>|*?`]*/g },
+  // Home-relative paths: ~/.config/clew.json
+  { kind: "home-path", pattern: new RegExp(String.raw`(?<![\w~])~\/${SEGMENT}+(?:\/${SEGMENT}+)*\/?`, "g") },
+  // Absolute paths: /etc/hosts, /compact. Not after a word character ("km/h", "and/or"), "<" (a
+  // closing HTML tag) or ")" (a sed expression such as s/a/b/g).
+  {
+    kind: "absolute-path",
+    pattern: new RegExp(String.raw`(?<![\w.:/~\\<)-])\/${SEGMENT}+(?:\/${SEGMENT}+)*\/?`, "g"),
+    accept: hasLetter,
+  },
+  // Relative paths with a slash: src/index.ts, ./run.sh, @scope/pkg. See `isLikelyRelativePath`.
+  {
+    kind: "relative-path",
+    pattern: new RegExp(String.raw`(?<![\w.@%+=~/\\-])${SEGMENT}+(?:\/${SEGMENT}+)+\/?`, "g"),
+    accept: isLikelyRelativePath,
+  },
+  { kind: "uuid", pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
+  // Git hashes and hex ids: at least 7 hex characters with a digit and a letter ("deadbeef" and
+  // "1234567" alone are too likely to be a word or a number).
+  { kind: "hex-id", pattern: /\b[0-9a-f]{7,}\b/gi, accept: (text) => /\d/.test(text) && /[a-f]/i.test(text) },
+  // Provider ids: toolu_01Kae6sJBexjQUHEpDA9f5Uh, call_abc123, resp_68a1…: a lowercase prefix, an
+  // underscore, then at least six letters and digits including a digit.
+  { kind: "prefixed-id", pattern: /\b[a-z]{2,12}_[A-Za-z0-9]{6,}\b/g, accept: (text) => /\d/.test(text) },
+  // Codes and tickets with a hyphen: NDL-7K2M9QXA, JIRA-1234, ORA-00942 (must contain a digit).
+  { kind: "code", pattern: /\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]{3,}\b/g, accept: (text) => /\d/.test(text) },
+  // host:port, with a hostname, a dotted name or an IPv4 address.
+  {
+    kind: "host-port",
+    pattern: /\b(?:localhost|(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):\d{2,5}\b/g,
+    accept: (text) => Number(text.slice(text.lastIndexOf(":") + 1)) <= 65_535,
+  },
+  // IPv4 addresses, optionally with a CIDR suffix; every octet must be at most 255.
+  { kind: "ipv4", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?\b/g, accept: hasValidOctets },
+  // ALL_CAPS names with an underscore: environment variables (OPENAI_API_KEY) and error codes
+  // (ERR_MODULE_NOT_FOUND).
+  { kind: "env-or-error-name", pattern: /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g },
+  // POSIX error names: ENOENT, ECONNREFUSED.
+  { kind: "errno", pattern: new RegExp(String.raw`\bE(?:${ERRNO_NAMES})\b`, "g") },
+  // Letter-and-digit error codes: E1234, TS2345, CS0103.
+  { kind: "error-code", pattern: /\b[A-Z]{1,5}\d{3,6}\b/g },
+  // HTTP client and server errors: "HTTP 404", "HTTP/1.1 503", "status 429", "502 Bad Gateway".
+  { kind: "http-status", pattern: /\b(?:HTTP(?:\/\d(?:\.\d)?)?|[Ss]tatus(?: code)?:?) ?[45]\d\d\b/g },
+  { kind: "http-status", pattern: new RegExp(String.raw`\b[45]\d\d (?:${HTTP_REASONS})\b`, "g") },
+  // Versions: v1.2.3, 0.73.1, 2.0.0-beta.2, v20, v1.2 (a bare "1.2" is too often a plain number).
+  // Not part of a longer dotted number (999.1.1.1 is neither a version nor an address).
+  {
+    kind: "version",
+    pattern: /(?<![\d.])\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\b(?!\.\d)|\bv\d+(?:\.\d+)?\b/g,
+  },
+  // Numbers with units: 128 MB, 1.5 GiB, 250ms, 30s, 5 %, 20,000 tokens. Not after ";" or "[", where
+  // digits are ANSI colour codes ("\x1b[38;5;42m").
+  {
+    kind: "quantity",
+    pattern: new RegExp(
+      String.raw`(?<![\w.,;[])(?:${NUMBER})(?: ?(?:${SPACED_UNITS})|(?:${GLUED_UNITS}))(?![\w%])`,
+      "g",
+    ),
+  },
+  // Commands and code names in backticks: `npm run build`, `extractIdentifiers`. The identifier is
+  // the text between the backticks. See `isCommandOrName` for what is skipped.
+  { kind: "inline-code", pattern: /`([^`\n]{2,200})`/g, group: 1, accept: isCommandOrName },
+];
+
+/** Identifiers longer than this are pasted blobs, not something a summary should repeat. */
+const MAX_IDENTIFIER_LENGTH = 500;
+
+interface Match {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The identifiers in `text`, deduplicated, in order of first appearance. Deterministic; never
+ * throws.
+ */
+export function extractIdentifiers(text: string): string[] {
+  const found = new Set<string>();
+  collectIdentifiers(text, found);
+  return [...found];
+}
+
+/**
+ * The identifiers across the model-visible text of `messages` (user and assistant text, thinking,
+ * tool-call names and argument values, tool results, and the string fields of other messages such
+ * as a bash execution's command and output), deduplicated in order of first appearance.
+ */
+export function extractIdentifiersFromMessages(messages: readonly AgentMessage[]): string[] {
+  const found = new Set<string>();
+  for (const message of messages) {
+    for (const part of readableTextParts(message)) collectIdentifiers(part, found);
+  }
+  return [...found];
+}
+
+function collectIdentifiers(text: string, found: Set<string>): void {
+  if (text.length === 0) return;
+  for (const match of nonOverlapping(allMatches(text))) {
+    if (match.text.length >= 2 && match.text.length <= MAX_IDENTIFIER_LENGTH) found.add(match.text);
+  }
+}
+
+function allMatches(text: string): Match[] {
+  const matches: Match[] = [];
+  for (const { pattern, group = 0, accept } of PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      const value = match[group];
+      if (value === undefined) continue;
+      const identifier = trimTrailingPunctuation(value.trim());
+      if (accept !== undefined && !accept(identifier)) continue;
+      const start = match.index;
+      matches.push({ start, end: start + match[0].length, text: identifier });
+    }
+  }
+  return matches;
+}
+
+/** Earliest start first, longest first on a tie; anything overlapping a kept match is dropped. */
+function nonOverlapping(matches: Match[]): Match[] {
+  matches.sort((left, right) => left.start - right.start || right.end - left.end);
+  const kept: Match[] = [];
+  let keptEnd = 0;
+  for (const match of matches) {
+    if (match.start < keptEnd) continue;
+    kept.push(match);
+    keptEnd = match.end;
+  }
+  return kept;
+}
+
+const CLOSING_TO_OPENING: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+
+/**
+ * Drops sentence punctuation glued to the end ("see src/a.ts." → "src/a.ts") and closing brackets
+ * without an opening one in the identifier ("(see https://x.dev/a)" → "https://x.dev/a"), but keeps
+ * balanced ones ("https://en.wikipedia.org/wiki/Foo_(bar)").
+ */
+function trimTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const last = text.charAt(end - 1);
+    if (".,;:!?'\"".includes(last)) {
+      end--;
+      continue;
+    }
+    const opening = CLOSING_TO_OPENING[last];
+    if (opening !== undefined && count(text, opening, end) < count(text, last, end)) {
+      end--;
+      continue;
+    }
+    break;
+  }
+  return text.slice(0, end);
+}
+
+function count(text: string, character: string, end: number): number {
+  let total = 0;
+  for (let index = 0; index < end; index++) if (text.charAt(index) === character) total++;
+  return total;
+}
+
+function hasLetter(text: string): boolean {
+  return /[A-Za-z]/.test(text);
+}
+
+/**
+ * A slash between words is often prose ("and/or", "read/write"), so a relative path must also
+ * start with ./ or ../, be a scoped package (@scope/name), have two or more slashes, or end in a
+ * file extension.
+ */
+function isLikelyRelativePath(text: string): boolean {
+  if (!hasLetter(text)) return false;
+  if (/^\.{1,2}\//.test(text) || text.startsWith("@")) return true;
+  if ((text.match(/\//g)?.length ?? 0) >= 2) return true;
+  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(text);
+}
+
+/**
+ * Backticks in tool output are often JavaScript template literals or markdown around plain words,
+ * not commands. A span is kept when it reads as a command (a lowercase program name, `./script` or
+ * `$VAR` followed by arguments) or as one code name with some structure (`camelCase`, `snake_case`,
+ * `file.ts`, `--flag`, `fn()`, `KEY=value`); template placeholders (`${…}`) are never kept.
+ */
+function isCommandOrName(text: string): boolean {
+  if (text.includes("${")) return false;
+  const [first = "", ...rest] = text.split(" ");
+  if (rest.length > 0) return /^(?:[a-z][\w.-]*|\.{1,2}\/[\w./-]+|\$[A-Z_]+)$/.test(first);
+  return hasLetter(first) && /^[A-Za-z$.~/@-]/.test(first) && /[A-Z_./()$@:=-]/.test(first.slice(1));
+}
+
+function hasValidOctets(text: string): boolean {
+  const address = text.split("/")[0] ?? "";
+  return address.split(".").every((octet) => Number(octet) <= 255);
+}

@@ -1,0 +1,4 @@
+export {
+  runTranscriptStoreContractSuite,
+  type TranscriptStoreContractOptions,
+} from "./transcript-store-contract.js";

@@ -1,0 +1,355 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+  type ClewConfig,
+  type ContextEngine,
+  ContextEngineHost,
+  charEstimateTokenCounter,
+  type HostSession,
+  MemoryLogger,
+  type ModelStepFunction,
+  type RunTurnParams,
+} from "../src/index.js";
+import {
+  defineEngine,
+  type EngineParts,
+  paramsOf,
+  registerEngine,
+  roles,
+  slotConfig,
+  toolCallMessage,
+  toolResultMessage,
+} from "./fixtures.js";
+import {
+  assistantMessage,
+  conversation,
+  createTestHost,
+  EchoModel,
+  testModel,
+  userMessage,
+} from "./support.js";
+
+const SYSTEM = "You are a test.";
+const counter = charEstimateTokenCounter;
+
+function engineHost(parts: EngineParts, options: { config?: ClewConfig } = {}) {
+  const context = createTestHost({ config: options.config ?? slotConfig("acme") });
+  registerEngine(context.registry, "acme", defineEngine("acme", parts));
+  return context;
+}
+
+/** A host whose default (unguarded) engine is the given one: host-level fallbacks become visible. */
+function defaultEngineHost(parts: EngineParts) {
+  const context = createTestHost();
+  context.registry.registerContextEngine("legacy", async () => defineEngine("legacy", parts), {
+    owner: "core",
+    allowSameOwnerRefresh: true,
+  });
+  return context;
+}
+
+function turn(host: ContextEngineHost, session: HostSession, overrides: Partial<RunTurnParams> = {}) {
+  return host.runTurn({
+    session,
+    prompt: "hello",
+    systemPrompt: SYSTEM,
+    model: testModel,
+    callModel: new EchoModel().step,
+    ...overrides,
+  });
+}
+
+/** A model that asks for one tool on its first call and answers on the second. */
+function toolLoopModel() {
+  const requests: Parameters<ModelStepFunction>[0][] = [];
+  const step: ModelStepFunction = async (request) => {
+    requests.push({ ...request, messages: [...request.messages] });
+    if (request.step === 0) {
+      return {
+        messages: [toolCallMessage("call-1", "search"), toolResultMessage("call-1", "search", "found")],
+        done: false,
+      };
+    }
+    return { messages: [assistantMessage("done")], done: true };
+  };
+  return { requests, step };
+}
+
+describe("bootstrap", () => {
+  it("bootstrap runs only for a session whose transcript existed before, before the first assemble", async () => {
+    const events: string[] = [];
+    const bootstrap = vi.fn<NonNullable<ContextEngine["bootstrap"]>>(async () => {
+      events.push("bootstrap");
+      return { bootstrapped: true, importedMessages: 2 };
+    });
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => {
+      events.push("assemble");
+      return { messages: params.messages, estimatedTokens: 0 };
+    });
+    const { host, sessions } = engineHost({ bootstrap, assemble });
+
+    await turn(host, sessions.open({ sessionId: "old", messages: conversation(1) }));
+
+    expect(events).toEqual(["bootstrap", "assemble"]);
+    expect(paramsOf(bootstrap)).toMatchObject({
+      sessionId: "old",
+      sessionKey: "agent:main:old",
+      sessionFile: "memory:old",
+      sessionTarget: {
+        agentId: "main",
+        sessionId: "old",
+        sessionKey: "agent:main:old",
+        storePath: "memory:",
+      },
+    });
+    expect(paramsOf(bootstrap).runtimeContext?.rewriteTranscriptEntries).toBeUndefined();
+  });
+
+  it("a brand-new session is never bootstrapped, not even on later turns", async () => {
+    const bootstrap = vi.fn(async () => ({ bootstrapped: true }));
+    const { host, sessions } = engineHost({ bootstrap });
+    const session = sessions.open({ sessionId: "new" });
+
+    await turn(host, session);
+    await turn(host, session);
+
+    expect(bootstrap).not.toHaveBeenCalled();
+  });
+
+  it("bootstrap runs once per session per host", async () => {
+    const bootstrap = vi.fn<NonNullable<ContextEngine["bootstrap"]>>(async () => ({ bootstrapped: true }));
+    const { host, registry, sessions } = engineHost({ bootstrap });
+    const first = sessions.open({ sessionId: "s1", messages: conversation(1) });
+    const second = sessions.open({ sessionId: "s2", messages: conversation(1) });
+
+    await turn(host, first);
+    await turn(host, first);
+    await turn(host, second);
+    expect(bootstrap.mock.calls.map(([params]) => params.sessionId)).toEqual(["s1", "s2"]);
+
+    const otherHost = new ContextEngineHost({
+      registry,
+      config: slotConfig("acme"),
+      logger: new MemoryLogger(),
+    });
+    await turn(otherHost, first);
+    expect(bootstrap.mock.calls.map(([params]) => params.sessionId)).toEqual(["s1", "s2", "s1"]);
+  });
+
+  it("an engine with maintain but no bootstrap still gets the bootstrap maintenance pass", async () => {
+    const maintain = vi.fn<NonNullable<ContextEngine["maintain"]>>(async () => ({
+      changed: false,
+      bytesFreed: 0,
+      rewrittenEntries: 0,
+    }));
+    const { host, sessions } = engineHost({ maintain });
+
+    await turn(host, sessions.open({ sessionId: "old", messages: conversation(1) }));
+    await turn(host, sessions.open({ sessionId: "new" }));
+
+    expect(
+      maintain.mock.calls.map(([params]) => [params.sessionId, params.runtimeContext?.maintenanceReason]),
+    ).toEqual([
+      ["old", "bootstrap"],
+      ["old", "turn"],
+      ["new", "turn"],
+    ]);
+  });
+
+  it("a throwing bootstrap does not fail the turn", async () => {
+    const { host, registry, sessions } = engineHost({
+      bootstrap: async () => {
+        throw new Error("bootstrap exploded");
+      },
+    });
+
+    const result = await turn(host, sessions.open({ sessionId: "s1", messages: conversation(1) }));
+
+    expect(result.steps).toBe(1);
+    expect(registry.quarantine.get("acme")).toMatchObject({
+      operation: "bootstrap",
+      reason: "bootstrap exploded",
+    });
+  });
+
+  it("a throwing bootstrap of an unguarded engine is logged and the run continues", async () => {
+    const { host, logger, sessions } = defaultEngineHost({
+      bootstrap: async () => {
+        throw new Error("bootstrap exploded");
+      },
+    });
+    const model = new EchoModel();
+
+    await turn(host, sessions.open({ sessionId: "s1", messages: conversation(1) }), {
+      callModel: model.step,
+    });
+
+    expect(logger.messages("warn")).toContain("context engine bootstrap failed: bootstrap exploded");
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("assemble", () => {
+  it("assemble runs before every model call, including tool-loop steps", async () => {
+    const events: string[] = [];
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => {
+      events.push("assemble");
+      return { messages: params.messages, estimatedTokens: 0 };
+    });
+    const { host, sessions } = engineHost({ assemble });
+    const model = toolLoopModel();
+    const history = conversation(1);
+    const session = sessions.open({ sessionId: "s1", messages: history });
+
+    const result = await turn(host, session, {
+      callModel: async (request) => {
+        events.push(`model ${request.step}`);
+        return model.step(request);
+      },
+    });
+
+    expect(events).toEqual(["assemble", "model 0", "assemble", "model 1"]);
+    expect(result.steps).toBe(2);
+    expect(paramsOf(assemble, 0).messages).toEqual(history);
+    expect(paramsOf(assemble, 0).prompt).toBe("hello");
+    expect(roles(paramsOf(assemble, 1).messages)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "toolResult",
+    ]);
+    expect(roles(model.requests[0]?.messages ?? [])).toEqual(["user", "assistant", "user"]);
+    expect(model.requests[0]?.messages.at(-1)).toMatchObject({ role: "user", content: "hello" });
+    expect(roles(model.requests[1]?.messages ?? [])).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "toolResult",
+    ]);
+    expect(roles(result.newMessages)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(roles(await session.messages())).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+  });
+
+  it("the tokenBudget is the window minus the reserve, the system prompt and the pending messages", async () => {
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => ({
+      messages: params.messages,
+      estimatedTokens: 0,
+    }));
+    const { host, sessions } = engineHost({ assemble });
+
+    await turn(host, sessions.open({ sessionId: "s1" }), { callModel: toolLoopModel().step });
+
+    const firstBudget =
+      100_000 - 20_000 - counter.countText(SYSTEM) - counter.countMessage(userMessage("hello"));
+    expect(paramsOf(assemble, 0).tokenBudget).toBe(firstBudget);
+    expect(paramsOf(assemble, 0).runtimeContext?.tokenBudget).toBe(firstBudget);
+    expect(paramsOf(assemble, 1).tokenBudget).toBe(100_000 - 20_000 - counter.countText(SYSTEM));
+  });
+
+  it("the tokenBudget honours agents.defaults.contextTokens and compaction.reserveTokens", async () => {
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => ({
+      messages: params.messages,
+      estimatedTokens: 0,
+    }));
+    const config = slotConfig(
+      "acme",
+      {},
+      { agents: { defaults: { contextTokens: 50_000, compaction: { reserveTokens: 1_000 } } } },
+    );
+    const { host, sessions } = engineHost({ assemble }, { config });
+
+    await turn(host, sessions.open({ sessionId: "s1" }));
+
+    expect(paramsOf(assemble).tokenBudget).toBe(
+      50_000 - 1_000 - counter.countText(SYSTEM) - counter.countMessage(userMessage("hello")),
+    );
+  });
+
+  it("the tokenBudget is at least 1", async () => {
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => ({
+      messages: params.messages,
+      estimatedTokens: 0,
+    }));
+    const { host, sessions } = engineHost({ info: { ownsCompaction: true }, assemble });
+
+    await turn(host, sessions.open({ sessionId: "s1" }), { model: { ...testModel, contextWindow: 100 } });
+
+    expect(paramsOf(assemble).tokenBudget).toBe(1);
+  });
+
+  it("assemble receives the model id and the available tools", async () => {
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => ({
+      messages: params.messages,
+      estimatedTokens: 0,
+    }));
+    const { host, sessions } = engineHost({ assemble });
+    const availableTools = new Set(["search", "read"]);
+
+    await turn(host, sessions.open({ sessionId: "s1" }), { availableTools });
+
+    expect(paramsOf(assemble).model).toBe("test-model");
+    expect(paramsOf(assemble).availableTools).toBe(availableTools);
+  });
+
+  it("the model sees exactly the assembled messages followed by the prompt", async () => {
+    const recalled = userMessage("recalled fact");
+    const { host, sessions } = engineHost({
+      assemble: async (params) => ({
+        messages: [recalled, ...params.messages.slice(-1)],
+        estimatedTokens: 5,
+      }),
+    });
+    const model = new EchoModel();
+    const history = conversation(3);
+
+    const result = await turn(host, sessions.open({ sessionId: "s1", messages: history }), {
+      callModel: model.step,
+    });
+
+    expect(model.requests[0]?.messages).toEqual([
+      recalled,
+      history.at(-1),
+      expect.objectContaining({ content: "hello" }),
+    ]);
+    expect(result.lastContext.assembled.estimatedTokens).toBe(5);
+  });
+
+  it("a systemPromptAddition is trimmed and prepended to the system prompt", async () => {
+    const { host, sessions } = engineHost({
+      assemble: async (params) => ({
+        messages: params.messages,
+        estimatedTokens: 0,
+        systemPromptAddition: "  Remember X.  ",
+      }),
+    });
+    const model = new EchoModel();
+
+    const result = await turn(host, sessions.open({ sessionId: "s1" }), { callModel: model.step });
+
+    expect(model.requests[0]?.systemPrompt).toBe(`Remember X.\n\n${SYSTEM}`);
+    expect(result.lastContext.systemPrompt).toBe(`Remember X.\n\n${SYSTEM}`);
+  });
+
+  it("a blank systemPromptAddition leaves the system prompt unchanged", async () => {
+    const { host, sessions } = engineHost({
+      assemble: async (params) => ({
+        messages: params.messages,
+        estimatedTokens: 0,
+        systemPromptAddition: "   ",
+      }),
+    });
+    const model = new EchoModel();
+
+    await turn(host, sessions.open({ sessionId: "s1" }), { callModel: model.step });
+
+    expect(model.requests[0]?.systemPrompt).toBe(SYSTEM);
+  });
+});
