@@ -1,4 +1,11 @@
-import { JsonlTranscriptStore, loadConfig, resolveClewHome, SessionIndex, type ClewConfig, type FsyncPolicy } from "@clew/core";
+import {
+  type ClewConfig,
+  type FsyncPolicy,
+  JsonlTranscriptStore,
+  loadConfig,
+  resolveClewHome,
+  SessionIndex,
+} from "@clew/core";
 import type { CliIo } from "./io.js";
 
 export interface CliContext {

@@ -1,7 +1,7 @@
 import { describeError, isClewError } from "@clew/core";
 import { Command, CommanderError } from "commander";
 import { registerSessionsCommands } from "./commands/sessions.js";
-import { CliUsageError, type CliIo, nodeIo } from "./io.js";
+import { type CliIo, CliUsageError, nodeIo } from "./io.js";
 
 export { nodeIo };
 
@@ -28,7 +28,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr(`clew: ${describeError(error)}\n`);
       return 1;
     }
-    io.stderr(`clew: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `clew: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
 }

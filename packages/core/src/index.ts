@@ -1,8 +1,14 @@
 export { type CompactionPlan, type CompactionPlanResult, planCompaction } from "./compaction/cut-point.js";
+export {
+  createRuntimeCompaction,
+  DEFAULT_SUMMARY_MODEL_TIMEOUT_MS,
+  type RuntimeCompactionOptions,
+} from "./compaction/runtime-compaction.js";
 export { createSummaryRuntimeCompactor } from "./compaction/runtime-compactor.js";
 export {
   buildSessionContext,
   type CompactionSummaryMessage,
+  compactionSummaryText,
   type SessionContext,
 } from "./compaction/session-context.js";
 export {
@@ -95,13 +101,17 @@ export {
   ContextOverflowError,
   describeError,
   EmptySummaryError,
+  InvalidAgentIdError,
   InvalidOptionError,
   InvalidSessionIdError,
   isClewError,
+  SessionIndexError,
   SessionLockedError,
   SessionTargetConflictError,
   SubagentPreparationError,
   TranscriptReadError,
+  TranscriptWriteError,
+  type TranscriptWriteFailure,
   UnknownSessionError,
 } from "./errors.js";
 export {
@@ -129,7 +139,7 @@ export {
 } from "./host/host-options.js";
 export { type HostSession, type SessionSuccessor, sessionTargetOf } from "./host/host-session.js";
 export { createInMemoryRuntimeCompactor } from "./host/in-memory-compactor.js";
-export { compactionSummaryText, InMemorySession, InMemorySessionStore } from "./host/in-memory-session.js";
+export { InMemorySession, InMemorySessionStore } from "./host/in-memory-session.js";
 export { type MaintenanceReason, MaintenanceScheduler } from "./host/maintenance.js";
 export type { PreparedContext } from "./host/prepare-context.js";
 export type {
@@ -283,6 +293,19 @@ export {
   importTranscript,
   type TranscriptImportStats,
 } from "./transcript/import/import-transcript.js";
+export {
+  JsonlTranscriptStore,
+  type JsonlTranscriptStoreOptions,
+  type TranscriptFileOperations,
+} from "./transcript/jsonl/jsonl-transcript-store.js";
+export { acquireSessionLock, SessionLock, type SessionLockOptions } from "./transcript/jsonl/session-lock.js";
+export {
+  SessionIndex,
+  type SessionIndexEntry,
+  type SessionIndexOptions,
+  type SessionIndexPatch,
+  type SessionIndexUpdate,
+} from "./transcript/session-index.js";
 export type {
   CreateTranscriptOptions,
   FsyncPolicy,

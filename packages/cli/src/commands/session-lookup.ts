@@ -2,7 +2,11 @@ import { type AgentMessage, type TranscriptEntry, UnknownSessionError } from "@c
 import type { CliContext } from "../context.js";
 
 /** Accepts a session id or a session key from the index. */
-export async function resolveSessionId(context: CliContext, agentId: string, reference: string): Promise<string> {
+export async function resolveSessionId(
+  context: CliContext,
+  agentId: string,
+  reference: string,
+): Promise<string> {
   const entry = await context.index(agentId).get(reference);
   if (entry !== undefined) return entry.sessionId;
   if (await context.store.exists(agentId, reference)) return reference;
@@ -27,14 +31,22 @@ export async function describeSession(
     .filter((entry) => entry.type === "message")
     .slice(-Math.max(0, limit))
     .map((entry) => ({ id: entry.id, role: roleOf(entry), text: preview(entry) }));
-  const json = { header: transcript.header, location: transcript.location, counts, loadIssues: transcript.loadIssues, latest };
+  const json = {
+    header: transcript.header,
+    location: transcript.location,
+    counts,
+    loadIssues: transcript.loadIssues,
+    latest,
+  };
   const lines = [
     `Session ${sessionId} (${transcript.location})`,
     `  started ${transcript.header.timestamp}${transcript.header.cwd ? ` in ${transcript.header.cwd}` : ""}`,
     `  ${Object.entries(counts)
       .map(([kind, count]) => `${count} ${kind}`)
       .join(", ")}`,
-    ...transcript.loadIssues.map((issue) => `  problem: ${issue.location}:${issue.line}: ${issue.kind}: ${issue.reason}`),
+    ...transcript.loadIssues.map(
+      (issue) => `  problem: ${issue.location}:${issue.line}: ${issue.kind}: ${issue.reason}`,
+    ),
     "",
     ...latest.map((message) => `[${message.role}] ${message.text}`),
   ];

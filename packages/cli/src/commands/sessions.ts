@@ -4,12 +4,12 @@ import {
   exportTranscript,
   importTranscript,
   isTranscriptExportFormat,
-  TRANSCRIPT_EXPORT_FORMATS,
   type NewTranscriptEntry,
+  TRANSCRIPT_EXPORT_FORMATS,
 } from "@clew/core";
 import type { Command } from "commander";
 import { type CliContext, defaultSessionKey, openCliContext } from "../context.js";
-import { CliUsageError, type CliIo } from "../io.js";
+import { type CliIo, CliUsageError } from "../io.js";
 import { describeSession, resolveSessionId } from "./session-lookup.js";
 
 interface AgentOption {
@@ -19,7 +19,9 @@ interface AgentOption {
 
 /** `clew sessions import|list|show|export`. */
 export function registerSessionsCommands(program: Command, io: CliIo): void {
-  const sessions = program.command("sessions").description("import, list, show and export session transcripts");
+  const sessions = program
+    .command("sessions")
+    .description("import, list, show and export session transcripts");
 
   sessions
     .command("import")
@@ -63,7 +65,9 @@ export function registerSessionsCommands(program: Command, io: CliIo): void {
     .option("--out <file>", "write to a file instead of stdout")
     .action(async (session: string, options: { agent: string; format: string; out?: string }) => {
       if (!isTranscriptExportFormat(options.format)) {
-        throw new CliUsageError(`unknown format "${options.format}"; use ${TRANSCRIPT_EXPORT_FORMATS.join(", ")}`);
+        throw new CliUsageError(
+          `unknown format "${options.format}"; use ${TRANSCRIPT_EXPORT_FORMATS.join(", ")}`,
+        );
       }
       const context = await openCliContext(io);
       const sessionId = await resolveSessionId(context, options.agent, session);
@@ -81,7 +85,9 @@ async function importSession(
   options: AgentOption & { sessionId?: string; key?: string },
 ): Promise<void> {
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new CliUsageError(`cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
+    throw new CliUsageError(
+      `cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
+    );
   });
   const imported = importTranscript(text, {
     sourceName: file,
@@ -89,9 +95,19 @@ async function importSession(
   });
   const sessionId = imported.header.id;
   if (await context.store.exists(options.agent, sessionId)) {
-    throw new CliUsageError(`session ${sessionId} already exists for agent ${options.agent}; pass --session-id to import a copy`);
+    throw new CliUsageError(
+      `session ${sessionId} already exists for agent ${options.agent}; pass --session-id to import a copy`,
+    );
   }
-  const { type: _type, id: _id, timestamp: _timestamp, version: _version, cwd, parentSession, ...headerFields } = imported.header;
+  const {
+    type: _type,
+    id: _id,
+    timestamp: _timestamp,
+    version: _version,
+    cwd,
+    parentSession,
+    ...headerFields
+  } = imported.header;
   const transcript = await context.store.create({
     agentId: options.agent,
     sessionId,
@@ -107,7 +123,9 @@ async function importSession(
   }
   const compactionCount = imported.entries.filter((entry) => entry.type === "compaction").length;
   const sessionKey = options.key ?? defaultSessionKey(options.agent, sessionId);
-  await context.index(options.agent).upsert(sessionKey, { sessionId, sessionFile: transcript.location, compactionCount });
+  await context
+    .index(options.agent)
+    .upsert(sessionKey, { sessionId, sessionFile: transcript.location, compactionCount });
   const summary = {
     sessionId,
     sessionKey,
@@ -131,7 +149,10 @@ async function importSession(
 }
 
 async function listSessions(context: CliContext, io: CliIo, options: AgentOption): Promise<void> {
-  const [infos, indexed] = await Promise.all([context.store.list(options.agent), context.index(options.agent).list()]);
+  const [infos, indexed] = await Promise.all([
+    context.store.list(options.agent),
+    context.index(options.agent).list(),
+  ]);
   const keyOf = new Map(indexed.map((entry) => [entry.sessionId, entry]));
   const rows = infos
     .sort((left, right) => right.modifiedAt - left.modifiedAt)
@@ -152,7 +173,9 @@ async function listSessions(context: CliContext, io: CliIo, options: AgentOption
     return;
   }
   for (const row of rows) {
-    io.stdout(`${row.sessionId}  ${row.updatedAt}  ${formatBytes(row.bytes)}  ${row.compactions} compactions  ${row.sessionKey ?? ""}\n`);
+    io.stdout(
+      `${row.sessionId}  ${row.updatedAt}  ${formatBytes(row.bytes)}  ${row.compactions} compactions  ${row.sessionKey ?? ""}\n`,
+    );
   }
 }
 

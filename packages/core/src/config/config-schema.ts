@@ -46,6 +46,22 @@ export const clewConfigSchema = {
           additionalProperties: true,
           properties: {
             contextTokens: positiveInteger,
+            historyLimit: nonNegativeInteger,
+            contextPruning: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                mode: { enum: ["off", "cache-ttl"] },
+                ttl: { type: ["string", "number"] },
+                keepLastAssistants: nonNegativeInteger,
+                softTrimRatio: { type: "number", minimum: 0, maximum: 1 },
+                hardClearRatio: { type: "number", minimum: 0, maximum: 1 },
+                minPrunableToolChars: nonNegativeInteger,
+                softTrim: { type: "object" },
+                hardClear: { type: "object" },
+                tools: { type: "object" },
+              },
+            },
             compaction: {
               type: "object",
               additionalProperties: true,

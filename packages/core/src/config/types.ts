@@ -38,6 +38,10 @@ export interface CompactionConfig {
 
 export interface AgentDefaultsConfig {
   compaction?: CompactionConfig;
+  /** Keep only the last N user turns in the model view; unset keeps all. */
+  historyLimit?: number;
+  /** In-memory session pruning; see `resolveContextPruningSettings`. */
+  contextPruning?: Record<string, unknown>;
   /** Caps the context window used for budgeting, whatever the model allows. */
   contextTokens?: number;
 }

@@ -1,8 +1,5 @@
 import { abortReason, isAbortForSignal } from "../context-engine/abort.js";
-import {
-  compactWithSafetyTimeout,
-  DEFAULT_COMPACTION_TIMEOUT_MS,
-} from "../context-engine/compaction-timeout.js";
+import { compactWithSafetyTimeout } from "../context-engine/compaction-timeout.js";
 import { assertContextEngineHostSupport } from "../context-engine/host-requirements.js";
 import type { CompactParams, CompactResult, ContextEngine } from "../context-engine/types.js";
 import { describeError } from "../errors.js";

@@ -21,6 +21,15 @@ import type {
   SubagentEndedParams,
 } from "../context-engine/types.js";
 import { describeError } from "../errors.js";
+import { type AgentMessage, isAssistantMessage } from "../messages.js";
+import { prepareHistory } from "../pipeline/prepare-history.js";
+import { resolveTranscriptPolicy, type TranscriptPolicyTarget } from "../pipeline/transcript-policy.js";
+import { pruneContext } from "../pruning/prune-context.js";
+import {
+  type ContextPruningConfig,
+  type ContextPruningSettings,
+  resolveContextPruningSettings,
+} from "../pruning/settings.js";
 import { charEstimateTokenCounter } from "../tokens/estimate.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
@@ -41,6 +50,8 @@ import { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./subagen
 export interface HostModel {
   id: string;
   provider?: string;
+  /** pi-ai API family (`anthropic-messages`, `openai-completions`, ...); picks the transcript policy. */
+  api?: string;
   /** Only when attested by the catalog. */
   family?: string;
   contextWindow: number;
@@ -61,8 +72,13 @@ export class ContextEngineHost {
   private readonly bootstrapped = new Set<string>();
   private disposed: Promise<void> | undefined;
 
+  private readonly pruningSettings: ContextPruningSettings;
+
   constructor(options: ContextEngineHostOptions) {
     this.options = options;
+    this.pruningSettings = resolveContextPruningSettings(
+      (options.config?.agents?.defaults?.contextPruning ?? {}) as ContextPruningConfig,
+    );
     this.hostDescriptor =
       options.hostDescriptor ?? embeddedHostDescriptor({ llmComplete: options.llm !== undefined });
     this.tokenCounter = options.tokenCounter ?? charEstimateTokenCounter;
@@ -105,6 +121,44 @@ export class ContextEngineHost {
 
   runTurn(params: RunTurnParams): Promise<TurnResult> {
     return runContextEngineTurn(this, params);
+  }
+
+  /**
+   * The model view of stored history: the sanitize, validate and limit pipeline under the
+   * transcript policy of the model's API (`agents.defaults.historyLimit` user turns at most).
+   */
+  prepareHistory(messages: readonly AgentMessage[], model: HostModel): AgentMessage[] {
+    const target: TranscriptPolicyTarget = { api: model.api ?? "", provider: model.provider ?? "" };
+    const limit = this.options.config?.agents?.defaults?.historyLimit;
+    return prepareHistory(messages, {
+      policy: resolveTranscriptPolicy(target),
+      ...(typeof limit === "number" && limit > 0 ? { maxUserTurns: limit } : {}),
+    });
+  }
+
+  /**
+   * Session pruning for one request (`agents.defaults.contextPruning`): after the provider's
+   * prompt cache expired, old bulky tool results are trimmed in the request only. The last cache
+   * touch is the newest assistant reply in `history`.
+   */
+  pruneForRequest(
+    messages: AgentMessage[],
+    history: readonly AgentMessage[],
+    model: HostModel,
+  ): AgentMessage[] {
+    if (this.pruningSettings.mode === "off") return messages;
+    const result = pruneContext(messages, {
+      settings: this.pruningSettings,
+      contextWindowTokens: this.contextWindow(model),
+      now: this.now(),
+      lastCacheTouchAt: lastReplyAt(history),
+    });
+    if (result.changed) {
+      this.options.logger.debug(
+        `session pruning trimmed ${result.softTrimmed} and cleared ${result.hardCleared} tool results (${result.charsBefore} → ${result.charsAfter} chars)`,
+      );
+    }
+    return result.messages;
   }
 
   /** Reserve kept free for the reply, from config or the default floor. */
@@ -315,6 +369,11 @@ async function disposeResolved(resolved: ResolvedContextEngine, logger: ContextE
   }
 }
 
-function _withoutUndefined<T extends Record<string, unknown>>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
+function lastReplyAt(history: readonly AgentMessage[]): number | undefined {
+  for (let index = history.length - 1; index >= 0; index--) {
+    const message = history[index];
+    if (message !== undefined && isAssistantMessage(message) && message.stopReason !== "error")
+      return message.timestamp;
+  }
+  return undefined;
 }

@@ -1,3 +1,4 @@
+import type { CompactionSummaryMessage } from "../compaction/session-context.js";
 import type { TranscriptRewriteRequest, TranscriptRewriteResult } from "../context-engine/types.js";
 import type { AgentMessage } from "../messages.js";
 import type { HostSession, SessionSuccessor } from "./host-session.js";
@@ -85,12 +86,16 @@ export class InMemorySession implements HostSession {
       firstKeptEntryId === undefined
         ? this.entries.length
         : this.entries.findIndex((e) => e.id === firstKeptEntryId);
-    const summaryMessage: AgentMessage = {
-      role: "user",
-      content: compactionSummaryText(summary),
+    const summaryMessage: CompactionSummaryMessage = {
+      role: "compactionSummary",
+      summary,
+      tokensBefore: 0,
       timestamp: 0,
     };
-    return [summaryMessage, ...this.entries.slice(Math.max(0, start)).map((entry) => entry.message)];
+    return [
+      summaryMessage as unknown as AgentMessage,
+      ...this.entries.slice(Math.max(0, start)).map((entry) => entry.message),
+    ];
   }
 
   /**
@@ -147,9 +152,4 @@ export class InMemorySession implements HostSession {
     if (id === undefined || id === this.sessionId) return this;
     return this.store.open({ agentId: this.agentId, sessionId: id, sessionKey: this.sessionKey });
   }
-}
-
-/** How a compaction summary reads to the model. */
-export function compactionSummaryText(summary: string): string {
-  return `The conversation history before this point was compacted into the following summary:\n<summary>\n${summary}\n</summary>`;
 }

@@ -88,7 +88,7 @@ export async function prepareContext(
     assembled = undefined;
   }
 
-  const messages = assembled?.messages ?? input.history;
+  const messages = host.pruneForRequest(assembled?.messages ?? input.history, input.history, input.model);
   const addition = assembled?.systemPromptAddition?.trim();
   const systemPrompt = addition ? `${addition}\n\n${input.systemPrompt}` : input.systemPrompt;
   const authority = assembled?.promptAuthority ?? "assembled";

@@ -87,7 +87,7 @@ export async function runContextEngineTurn(
 
   const userMessage = toUserMessage(params.prompt, host.now());
   const promptText = typeof params.prompt === "string" ? params.prompt : textOf(params.prompt);
-  let history = await session.messages();
+  let history = host.prepareHistory(await session.messages(), params.model);
   let pending: AgentMessage[] = [userMessage];
   const turnMessages: AgentMessage[] = [];
   const compactions: CompactionOutcome[] = [];
@@ -102,7 +102,7 @@ export async function runContextEngineTurn(
     const outcome = await host.compactSession(session, request);
     compactions.push(outcome);
     session = outcome.session;
-    if (outcome.result.compacted) history = await session.messages();
+    if (outcome.result.compacted) history = host.prepareHistory(await session.messages(), params.model);
     return outcome;
   };
 

@@ -99,7 +99,10 @@ function convertMessage(message: unknown): AgentMessage | undefined {
     case "bashExecution":
       return convertBashExecution(message);
     case "compactionSummary":
-      return summaryMessage(message, "Summary of the earlier conversation, which was compacted:");
+      return summaryMessage(
+        message,
+        "The conversation history before this point was compacted into the following summary:",
+      );
     case "branchSummary":
       return summaryMessage(message, "Summary of a branch of this conversation that was left:");
     case "custom":
@@ -182,7 +185,7 @@ function convertBashExecution(message: UnknownRecord): UserMessage | undefined {
 
 function summaryMessage(message: UnknownRecord, heading: string): UserMessage | undefined {
   if (typeof message.summary !== "string") return undefined;
-  const text = `${heading}\n\n<summary>\n${message.summary}\n</summary>`;
+  const text = `${heading}\n<summary>\n${message.summary}\n</summary>`;
   return { role: "user", content: text, timestamp: timestampOf(message) };
 }
 

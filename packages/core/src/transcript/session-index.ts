@@ -142,7 +142,7 @@ export class SessionIndex {
       );
     }
     const now = this.now();
-    return {
+    const entry: SessionIndexEntry = {
       sessionKey,
       ...fields,
       sessionId,
@@ -154,6 +154,9 @@ export class SessionIndex {
       updatedAt: explicitUpdatedAt && typeof fields.updatedAt === "number" ? fields.updatedAt : now,
       compactionCount: typeof fields.compactionCount === "number" ? fields.compactionCount : 0,
     };
+    // The key always wins over a `sessionKey` smuggled into the fields; assigning keeps it first.
+    entry.sessionKey = sessionKey;
+    return entry;
   }
 
   /** Runs a read-modify-write under the index lock; `content: undefined` writes nothing. */

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -86,7 +86,8 @@ describe("SessionIndex writes", () => {
     const { index } = await makeIndex();
     await index.upsert("seed", { sessionId: "seed" });
     const location = index.location;
-    const firstInode = (await stat(location)).ino;
+    // Held open so its inode cannot be reused: a write in place would show up through this handle.
+    const original = await open(location, "r");
     let writing = true;
     let reads = 0;
     const reader = (async () => {
@@ -95,14 +96,16 @@ describe("SessionIndex writes", () => {
         reads += 1;
       }
     })();
-    const report = "r".repeat(50_000);
-    for (let number = 0; number < 20; number += 1) {
+    const report = "r".repeat(40_000);
+    for (let number = 0; number < 15; number += 1) {
       await index.upsert(`key-${number}`, { sessionId: `s-${number}`, contextReport: { report } });
     }
     writing = false;
     await reader;
     expect(reads).toBeGreaterThan(0);
-    expect((await stat(location)).ino).not.toBe(firstInode);
+    expect((await stat(location)).ino).not.toBe((await original.stat()).ino);
+    expect(Object.keys(JSON.parse(await original.readFile("utf8")))).toEqual(["seed"]);
+    await original.close();
     expect((await readdir(join(location, ".."))).sort()).toEqual(["sessions.json"]);
   });
 

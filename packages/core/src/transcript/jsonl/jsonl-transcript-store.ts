@@ -9,7 +9,7 @@
  * - New transcripts are created with mode 0600: they hold whole conversations.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { constants, type FileHandle, mkdir, open, readdir, rename, stat } from "node:fs/promises";
+import { constants, type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   InvalidAgentIdError,
@@ -101,6 +101,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
         if (this.fsync !== "never") await this.operations.fsync(handle);
       } catch (error) {
         await handle.close();
+        // The file was created exclusively a moment ago: nothing but our partial header is lost.
+        await rm(location, { force: true });
         throw new TranscriptWriteError("cannot write the session header", location, "io", error);
       }
       if (this.fsync !== "never") await fsyncDirectory(agentSessionsDir(this.home, options.agentId));

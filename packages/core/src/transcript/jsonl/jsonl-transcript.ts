@@ -143,7 +143,11 @@ export class JsonlTranscript implements Transcript {
       this.endsWithNewline = true;
       this.branchCache = undefined;
       this.dirty = true;
-      if (this.settings.fsync === "always") await this.sync(handle);
+      if (this.settings.fsync === "always") {
+        await this.sync(handle).catch((error: unknown) => {
+          throw this.writeError("append", "io", `written but not synced: ${describeError(error)}`, error);
+        });
+      }
       return placed.map(({ entry }) => entry);
     });
   }

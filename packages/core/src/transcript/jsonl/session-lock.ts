@@ -26,6 +26,7 @@ export interface SessionLockOptions {
   label: string;
   processId?: number;
   hostName?: string;
+  /** The clock for `createdAt`. Ages and waits use the real clocks: they are compared with file times. */
   now?: () => number;
   randomToken?: () => string;
   isProcessAlive?: (pid: number) => boolean;
@@ -79,7 +80,6 @@ interface LockSettings {
   label: string;
   pid: number;
   hostName: string;
-  now: () => number;
   isProcessAlive: (pid: number) => boolean;
   garbageStaleAfterMs: number;
 }
@@ -95,7 +95,6 @@ export async function acquireSessionLock(
     label: options.label,
     pid: options.processId ?? process.pid,
     hostName: options.hostName ?? osHostname(),
-    now: options.now ?? Date.now,
     isProcessAlive: options.isProcessAlive ?? isProcessAlive,
     garbageStaleAfterMs: options.garbageStaleAfterMs ?? DEFAULT_GARBAGE_STALE_MS,
   };
@@ -103,13 +102,13 @@ export async function acquireSessionLock(
   const record: LockRecord = {
     pid: settings.pid,
     hostname: settings.hostName,
-    createdAt: new Date(settings.now()).toISOString(),
+    createdAt: new Date((options.now ?? Date.now)()).toISOString(),
     token,
     processStartedAt,
   };
   const content = `${JSON.stringify(record)}\n`;
   const lockPath = lockPathOf(targetPath);
-  const deadline = settings.now() + (options.waitMs ?? 0);
+  const deadline = performance.now() + (options.waitMs ?? 0);
   let transientRetries = 0;
   for (;;) {
     const attempt = await attemptAcquire(lockPath, content, settings);
@@ -119,14 +118,14 @@ export async function acquireSessionLock(
       await sleep(transientRetries < 5 ? 0 : 5);
       continue;
     }
-    if (settings.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw new SessionLockedError(
         settings.label,
         lockPath,
         attempt.kind === "held" ? attempt.pid : undefined,
       );
     }
-    await sleep(5 + Math.floor(Math.random() * 20));
+    await sleep(1 + Math.floor(Math.random() * 8));
   }
 }
 
@@ -136,7 +135,7 @@ async function attemptAcquire(lockPath: string, content: string, settings: LockS
   if (raw === undefined) return { kind: "retry" };
   const record = parseLockRecord(raw);
   if (record === undefined) {
-    const ageMs = await ageOf(lockPath, settings.now);
+    const ageMs = await ageOf(lockPath);
     if (ageMs === undefined) return { kind: "retry" };
     // Young garbage is most likely a lock being written right now.
     if (ageMs <= settings.garbageStaleAfterMs) return { kind: "held", pid: undefined };
@@ -166,7 +165,7 @@ async function takeOver(
   const mutexPath = `${lockPath}.takeover`;
   if (!(await createExclusive(mutexPath, content))) {
     // A taker that died mid-takeover leaves the mutex behind; it is only ever held for milliseconds.
-    const ageMs = await ageOf(mutexPath, settings.now);
+    const ageMs = await ageOf(mutexPath);
     if (ageMs !== undefined && ageMs > settings.garbageStaleAfterMs) await rm(mutexPath, { force: true });
     return { kind: "retry" };
   }
@@ -237,9 +236,9 @@ async function readTextIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-async function ageOf(path: string, now: () => number): Promise<number | undefined> {
+async function ageOf(path: string): Promise<number | undefined> {
   try {
-    return now() - (await stat(path)).mtimeMs;
+    return Date.now() - (await stat(path)).mtimeMs;
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
