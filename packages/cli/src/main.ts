@@ -5,10 +5,13 @@ import { type CliIo, CliUsageError, nodeIo } from "./io.js";
 
 export { nodeIo };
 
+const CLEW_VERSION = "0.1.0";
+
 /** Builds the `clew` program; each command writes through `io` and never calls `process.exit`. */
 export function createProgram(io: CliIo): Command {
   const program = new Command("clew")
     .description("Clew: decides what an LLM agent sees on every model run")
+    .version(CLEW_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();

@@ -257,6 +257,7 @@ export {
   type ResolvedContextWindow,
   resolveContextWindow,
 } from "./tokens/context-window.js";
+export { createTokenCounter, type TokenCounterKind } from "./tokens/create-token-counter.js";
 export {
   charEstimateTokenCounter,
   countMessagesTokens,

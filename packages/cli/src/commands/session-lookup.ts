@@ -1,4 +1,4 @@
-import { type AgentMessage, type TranscriptEntry, UnknownSessionError } from "@clew/core";
+import { type TranscriptEntry, UnknownSessionError } from "@clew/core";
 import type { CliContext } from "../context.js";
 
 /** Accepts a session id or a session key from the index. */
@@ -58,9 +58,22 @@ function roleOf(entry: TranscriptEntry): string {
   return typeof message?.role === "string" ? message.role : "unknown";
 }
 
+/** One line a person can read: text as text, tool calls as calls, bash runs as commands. */
 function preview(entry: TranscriptEntry): string {
-  const message = entry.message as AgentMessage;
-  const text = JSON.stringify((message as { content?: unknown }).content ?? message);
-  const flat = text.replace(/\\n/g, " ").replace(/\s+/g, " ");
+  const message = entry.message as Record<string, unknown>;
+  const parts: string[] = [];
+  if (message.role === "bashExecution") parts.push(`$ ${String(message.command)}`);
+  const content = message.content;
+  if (typeof content === "string") parts.push(content);
+  else if (Array.isArray(content)) {
+    for (const block of content as Array<Record<string, unknown>>) {
+      if (block.type === "text") parts.push(String(block.text));
+      else if (block.type === "thinking") parts.push(`(thinking) ${String(block.thinking)}`);
+      else if (block.type === "toolCall")
+        parts.push(`→ ${String(block.name)}(${JSON.stringify(block.arguments)})`);
+      else parts.push(`[${String(block.type)}]`);
+    }
+  }
+  const flat = parts.join(" ").replace(/\s+/g, " ").trim();
   return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
 }

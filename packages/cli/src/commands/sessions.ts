@@ -112,6 +112,7 @@ async function importSession(
     agentId: options.agent,
     sessionId,
     headerFields: { ...headerFields, importedFrom: file, importedFormat: imported.format },
+    timestamp: imported.header.timestamp,
     ...(typeof cwd === "string" ? { cwd } : {}),
     ...(typeof parentSession === "string" ? { parentSession } : {}),
   });

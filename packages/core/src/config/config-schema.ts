@@ -47,6 +47,14 @@ export const clewConfigSchema = {
           properties: {
             contextTokens: positiveInteger,
             historyLimit: nonNegativeInteger,
+            tokens: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                counter: { enum: ["estimate", "o200k"] },
+                safetyFactor: { type: "number", minimum: 1 },
+              },
+            },
             contextPruning: {
               type: "object",
               additionalProperties: false,

@@ -40,6 +40,8 @@ export interface AgentDefaultsConfig {
   compaction?: CompactionConfig;
   /** Keep only the last N user turns in the model view; unset keeps all. */
   historyLimit?: number;
+  /** How tokens are counted for budgets and reports. */
+  tokens?: { counter?: "estimate" | "o200k"; safetyFactor?: number };
   /** In-memory session pruning; see `resolveContextPruningSettings`. */
   contextPruning?: Record<string, unknown>;
   /** Caps the context window used for budgeting, whatever the model allows. */

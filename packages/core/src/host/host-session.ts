@@ -7,6 +7,8 @@
  * - `append` is append-only and durable once it resolves; it never rewrites earlier entries.
  * - `rewriteTranscriptEntries` is the only way to change stored entries. It is atomic: either
  *   every replacement lands or none does, and entries it does not name are kept.
+ * - `flush` (when present) is called once at the end of each turn, so the store's default fsync
+ *   policy ("turn") syncs once per turn rather than per message.
  * - `adoptSuccessor` opens the session a compaction rotated to; without it the host keeps the
  *   current session and logs that the successor was not adopted.
  */
@@ -29,6 +31,8 @@ export interface HostSession {
   messages(): Promise<AgentMessage[]>;
   append(messages: readonly AgentMessage[]): Promise<void>;
   rewriteTranscriptEntries(request: TranscriptRewriteRequest): Promise<TranscriptRewriteResult>;
+  /** Makes the turn's appends durable; the host calls it at the end of every turn. */
+  flush?(): Promise<void>;
   adoptSuccessor?(successor: SessionSuccessor): Promise<HostSession>;
 }
 

@@ -166,8 +166,10 @@ export async function runContextEngineTurn(
     }
   } catch (error) {
     await recordFailedTurn(session, pending, error, params.signal, params.model, host);
+    await flushQuietly(host, session);
     throw error;
   }
+  await flushQuietly(host, session);
 
   const finalized = await finalizeTurn(host, engine, session, history, turnMessages, params);
   if (finalized) await host.maintainSession(engine, session, "turn", params.model);
@@ -295,6 +297,16 @@ function contextTokensAfterTurn(
     return reported + countMessagesTokens(host.tokenCounter, turnMessages.slice(index + 1));
   }
   return countMessagesTokens(host.tokenCounter, history);
+}
+
+async function flushQuietly(host: ContextEngineHost, session: HostSession): Promise<void> {
+  try {
+    await session.flush?.();
+  } catch (error) {
+    host.logger.error(
+      `could not sync the transcript of session ${session.sessionId}: ${describeError(error)}`,
+    );
+  }
 }
 
 function overflowError(

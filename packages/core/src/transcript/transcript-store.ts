@@ -46,6 +46,8 @@ export interface CreateTranscriptOptions {
   sessionId?: string;
   cwd?: string;
   parentSession?: string;
+  /** When the session started (ISO); defaults to now. Imports keep the source's start time. */
+  timestamp?: string;
   /** Extra header fields (provider, modelId, ...), written as given. */
   headerFields?: Record<string, unknown>;
 }

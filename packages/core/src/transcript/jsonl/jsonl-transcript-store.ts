@@ -212,7 +212,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
       type: "session",
       version: TRANSCRIPT_VERSION,
       id: sessionId,
-      timestamp: new Date(this.now()).toISOString(),
+      timestamp: options.timestamp ?? new Date(this.now()).toISOString(),
       cwd: options.cwd ?? process.cwd(),
     };
     if (options.parentSession !== undefined) header.parentSession = options.parentSession;
