@@ -1,0 +1,77 @@
+/**
+ * Synthetic sessions of any length, made by replaying real message entries copy after copy.
+ * Every copy gets its own entry ids and tool-call ids, so the result is one valid, linear
+ * transcript: no duplicate ids, and each tool result still answers the call of its own copy.
+ */
+import {
+  type AgentMessage,
+  InvalidOptionError,
+  isAssistantMessage,
+  isMessageEntry,
+  isToolResultMessage,
+  type MessageEntry,
+  type NewTranscriptEntry,
+  type TranscriptEntry,
+} from "@clew/core";
+
+/**
+ * Yields exactly `targetMessages` message entries: the message entries of each source in order,
+ * then again from the first source, and so on. Copy `n` (one pass over one source) suffixes entry
+ * ids with `-n` and tool-call ids with `_n` (which keeps them valid under the strict
+ * `[A-Za-z0-9_-]` id policy); each entry's parent is the entry yielded before it. Message objects
+ * are copied only where an id changes; sources are never mutated. The last copy may stop inside a
+ * tool call, as a session cut off mid-turn would.
+ *
+ * Throws `InvalidOptionError` for a negative or fractional `targetMessages`, or when a positive
+ * count is asked of sources holding no message entries.
+ */
+export function* replayMessages(
+  sources: readonly (readonly TranscriptEntry[])[],
+  targetMessages: number,
+): Generator<NewTranscriptEntry> {
+  if (!Number.isInteger(targetMessages) || targetMessages < 0) {
+    throw new InvalidOptionError("targetMessages", targetMessages, "a whole number ≥ 0");
+  }
+  const messageSources = sources.map((entries) => entries.filter(isMessageEntry));
+  if (targetMessages > 0 && messageSources.every((entries) => entries.length === 0)) {
+    throw new InvalidOptionError("sources", "no message entries", "at least one message entry to replay");
+  }
+  let produced = 0;
+  let copy = 0;
+  let parentId: string | null = null;
+  while (produced < targetMessages) {
+    for (const entries of messageSources) {
+      for (const entry of entries) {
+        if (produced >= targetMessages) return;
+        const rekeyed = rekeyEntry(entry, copy, parentId);
+        yield rekeyed;
+        parentId = rekeyed.id ?? null;
+        produced += 1;
+      }
+      copy += 1;
+    }
+  }
+}
+
+function rekeyEntry(entry: MessageEntry, copy: number, parentId: string | null): NewTranscriptEntry {
+  return {
+    ...entry,
+    id: `${entry.id}-${copy}`,
+    parentId,
+    message: rekeyToolCalls(entry.message, copy),
+  };
+}
+
+/** The message with every tool-call id it holds suffixed by `_copy`; others returned as they are. */
+export function rekeyToolCalls(message: AgentMessage, copy: number): AgentMessage {
+  if (isToolResultMessage(message)) return { ...message, toolCallId: `${message.toolCallId}_${copy}` };
+  if (!isAssistantMessage(message) || !message.content.some((block) => block.type === "toolCall")) {
+    return message;
+  }
+  return {
+    ...message,
+    content: message.content.map((block) =>
+      block.type === "toolCall" ? { ...block, id: `${block.id}_${copy}` } : block,
+    ),
+  };
+}
