@@ -5,9 +5,11 @@
 import type { CellSpec } from "../cell.js";
 
 /** How a figure is printed. */
-export type MetricFormat = "count" | "rate" | "ms" | "mb" | "bytes" | "ratio";
+export type MetricFormat = "count" | "rate" | "ms" | "seconds" | "mb" | "bytes";
 
 export interface MetricRow<Metrics> {
+  /** Stable camelCase name used in the JSON (`warmTurnP50Ms`); the label may change. */
+  key: string;
   label: string;
   format: MetricFormat;
   /** Undefined when the figure does not apply to this cell. */

@@ -8,8 +8,8 @@ import {
   createRuntimeCompaction,
   type HostModel,
   type ModelStepFunction,
-  silentLogger,
   type Summarizer,
+  silentLogger,
   type TokenCounter,
 } from "@clew/core";
 import { benchEngine } from "../../engines.js";
@@ -69,7 +69,9 @@ export class InstantModel {
 function instantReply(timestamp: number): AssistantMessage {
   return {
     role: "assistant",
-    content: [{ type: "text", text: "Done. The change is in place and the tests pass; next I will tidy the docs." }],
+    content: [
+      { type: "text", text: "Done. The change is in place and the tests pass; next I will tidy the docs." },
+    ],
     api: "anthropic-messages",
     provider: "anthropic",
     model: BENCH_MODEL.id,

@@ -92,11 +92,15 @@ async function runOneTurn(
     callModel: model.callModel,
   });
   if (result.engineId !== engine) {
-    throw new Error(`turn ${index} was served by "${result.engineId}", not "${engine}" (the engine fell back)`);
+    throw new Error(
+      `turn ${index} was served by "${result.engineId}", not "${engine}" (the engine fell back)`,
+    );
   }
   const compacted = result.compactions.filter((outcome) => outcome.result.compacted);
   if (compacted.length > 0) {
-    throw new Error(`turn ${index} compacted (${compacted[0]?.trigger}); the bench window is meant to prevent that`);
+    throw new Error(
+      `turn ${index} compacted (${compacted[0]?.trigger}); the bench window is meant to prevent that`,
+    );
   }
   return result.session;
 }

@@ -307,3 +307,57 @@ export class EmptySummaryError extends ClewError {
     this.summarizerId = summarizerId;
   }
 }
+
+/**
+ * The gateway refuses to start with these options: a bind address other than loopback without a
+ * token, an empty token, or a port, size or timeout outside its range. Nothing was bound.
+ */
+export class GatewayConfigError extends ClewError {
+  /** The option at fault, e.g. `host` or `maxBodyBytes`. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(`Invalid gateway option ${option}: ${message}`, {
+      code: "gateway_config_invalid",
+      category: "user",
+    });
+    this.option = option;
+  }
+}
+
+/**
+ * No usable model: none configured, a malformed `provider/model-id`, an unknown provider, a
+ * provider entry without `api` or `baseUrl`, or a missing API key. The message says exactly which
+ * setting or environment variable to set; `setting` holds it (a dotted config path such as
+ * `agents.defaults.model`, or an environment variable name such as `OPENAI_API_KEY`).
+ */
+export class ModelConfigError extends ClewError {
+  readonly setting: string;
+
+  constructor(message: string, setting: string) {
+    super(message, { code: "model_config_invalid", category: "user" });
+    this.setting = setting;
+  }
+}
+
+/**
+ * A model call answered with an error where the caller needs a thrown error (e.g. a summary
+ * call). `providerMessage` is the provider's error text; `isOverflow` tells a context-overflow
+ * error apart. Aborts are not reported with this class: they reject with the signal's reason.
+ */
+export class ModelCallError extends ClewError {
+  /** `provider/model-id`. */
+  readonly model: string;
+  readonly providerMessage: string;
+  readonly isOverflow: boolean;
+
+  constructor(model: string, providerMessage: string, isOverflow: boolean) {
+    super(`Model "${model}" failed: ${providerMessage}`, {
+      code: "model_call_failed",
+      category: "third_party",
+    });
+    this.model = model;
+    this.providerMessage = providerMessage;
+    this.isOverflow = isOverflow;
+  }
+}

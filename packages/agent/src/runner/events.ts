@@ -13,7 +13,14 @@ export type TurnEvent =
   | { type: "tool-end"; toolCallId: string; name: string; result: ToolResultMessage; isError: boolean }
   | { type: "message-end"; message: AssistantMessage }
   | { type: "compaction-start"; trigger: string }
-  | { type: "compaction-end"; trigger: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
+  | {
+      type: "compaction-end";
+      trigger: string;
+      compacted: boolean;
+      reason?: string;
+      tokensBefore?: number;
+      tokensAfter?: number;
+    }
   | { type: "run-end"; messages: AgentMessage[]; usage: Usage; text: string }
   | { type: "run-error"; message: string; code?: string; aborted: boolean };
 

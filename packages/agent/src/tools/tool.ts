@@ -30,7 +30,8 @@ export class ToolRegistry {
   /** Refuses a name another owner holds; the same owner may replace its own tool. */
   register(tool: AnyAgentTool, owner: string): { ok: true } | { ok: false; existingOwner: string } {
     const existing = this.tools.get(tool.name);
-    if (existing !== undefined && existing.owner !== owner) return { ok: false, existingOwner: existing.owner };
+    if (existing !== undefined && existing.owner !== owner)
+      return { ok: false, existingOwner: existing.owner };
     this.tools.set(tool.name, { tool, owner });
     return { ok: true };
   }

@@ -20,7 +20,8 @@ export type CompactionPlanResult = { ok: true; plan: CompactionPlan } | { ok: fa
 /**
  * Decides where a compaction cuts the active branch (root first).
  *
- * The span starts where the previous compaction's kept messages start. Walking back from the
+ * The span starts where the previous compaction's kept messages start, so a compaction right
+ * after another one can still fold kept messages into the summary when they exceed the window. Walking back from the
  * newest message, the cut lands on the nearest message at or before the point where the kept
  * messages reach `keepRecentTokens`, so at least that much stays raw. A cut never lands on a tool
  * result, so a tool call is never separated from its result. When the cut falls inside a turn,
@@ -30,9 +31,6 @@ export function planCompaction(
   branch: readonly TranscriptEntry[],
   options: { keepRecentTokens: number; counter: TokenCounter },
 ): CompactionPlanResult {
-  const last = branch.at(-1);
-  if (last?.type === "compaction")
-    return { ok: false, reason: "already compacted: nothing new since the last compaction" };
   const previousIndex = findLastIndex(branch, (entry) => entry.type === "compaction");
   const previous = previousIndex >= 0 ? (branch[previousIndex] as CompactionEntry) : undefined;
   const regionStart = spanStart(branch, previous, previousIndex);

@@ -5,11 +5,59 @@
  */
 const positiveInteger = { type: "integer", minimum: 1 } as const;
 const nonNegativeInteger = { type: "integer", minimum: 0 } as const;
+const modelRef = { type: "string", pattern: "^[^/\\s]+/\\S+$" } as const;
+const price = { type: "number", minimum: 0 } as const;
+
+const modelsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    providers: {
+      type: "object",
+      propertyNames: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+      additionalProperties: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          api: {
+            enum: ["openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"],
+          },
+          baseUrl: { type: "string", pattern: "^https?://" },
+          apiKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
+          headers: { type: "object", additionalProperties: { type: "string" } },
+          models: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["id"],
+              properties: {
+                id: { type: "string", minLength: 1 },
+                name: { type: "string" },
+                contextWindow: positiveInteger,
+                maxTokens: positiveInteger,
+                reasoning: { type: "boolean" },
+                input: { type: "array", minItems: 1, items: { enum: ["text", "image"] } },
+                cost: {
+                  type: "object",
+                  additionalProperties: false,
+                  required: ["input", "output"],
+                  properties: { input: price, output: price, cacheRead: price, cacheWrite: price },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 export const clewConfigSchema = {
   type: "object",
   additionalProperties: true,
   properties: {
+    models: modelsSchema,
     plugins: {
       type: "object",
       additionalProperties: false,
@@ -41,10 +89,19 @@ export const clewConfigSchema = {
       type: "object",
       additionalProperties: true,
       properties: {
+        list: {
+          type: "object",
+          additionalProperties: {
+            type: "object",
+            additionalProperties: true,
+            properties: { model: modelRef },
+          },
+        },
         defaults: {
           type: "object",
           additionalProperties: true,
           properties: {
+            model: modelRef,
             contextTokens: positiveInteger,
             historyLimit: nonNegativeInteger,
             tokens: {
@@ -75,6 +132,7 @@ export const clewConfigSchema = {
               additionalProperties: true,
               properties: {
                 enabled: { type: "boolean" },
+                model: modelRef,
                 timeoutSeconds: { type: "number", exclusiveMinimum: 0 },
                 reserveTokens: nonNegativeInteger,
                 keepRecentTokens: positiveInteger,

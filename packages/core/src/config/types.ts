@@ -27,6 +27,8 @@ export interface PluginsConfig {
 }
 
 export interface CompactionConfig {
+  /** `provider/model` for summaries; defaults to the session's model. */
+  model?: string;
   /** False turns off the runtime's threshold compaction after turns (not /compact or overflow). */
   enabled?: boolean;
   /** Watchdog on every engine `compact` call. Default 180. */
@@ -37,6 +39,8 @@ export interface CompactionConfig {
 }
 
 export interface AgentDefaultsConfig {
+  /** `provider/model` used when neither the session nor the agent picks one. */
+  model?: string;
   compaction?: CompactionConfig;
   /** Keep only the last N user turns in the model view; unset keeps all. */
   historyLimit?: number;
@@ -51,5 +55,10 @@ export interface AgentDefaultsConfig {
 export interface ClewConfig {
   [section: string]: unknown;
   plugins?: PluginsConfig;
-  agents?: { defaults?: AgentDefaultsConfig };
+  agents?: {
+    defaults?: AgentDefaultsConfig;
+    list?: Record<string, { model?: string; [key: string]: unknown }>;
+  };
+  /** Model providers; read and checked by the agent runtime. */
+  models?: { providers?: Record<string, unknown> };
 }

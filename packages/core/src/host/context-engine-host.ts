@@ -30,6 +30,7 @@ import {
   type ContextPruningSettings,
   resolveContextPruningSettings,
 } from "../pruning/settings.js";
+import { withTokenCache } from "../tokens/cached-counter.js";
 import { charEstimateTokenCounter } from "../tokens/estimate.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import {
@@ -81,7 +82,8 @@ export class ContextEngineHost {
     );
     this.hostDescriptor =
       options.hostDescriptor ?? embeddedHostDescriptor({ llmComplete: options.llm !== undefined });
-    this.tokenCounter = options.tokenCounter ?? charEstimateTokenCounter;
+    // Cached per message: the overflow check counts the whole history on every model call.
+    this.tokenCounter = options.tokenCounter ?? withTokenCache(charEstimateTokenCounter);
     this.maintenance = new MaintenanceScheduler(options.logger);
   }
 

@@ -1,6 +1,6 @@
 import type { AssembleResult, ContextEngine } from "../context-engine/types.js";
 import { describeError } from "../errors.js";
-import type { AgentMessage } from "../messages.js";
+import { type AgentMessage, isToolResultMessage } from "../messages.js";
 import { countMessagesTokens } from "../tokens/estimate.js";
 import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import { PRECHECK_SAFETY_MARGIN } from "./host-options.js";
@@ -17,6 +17,8 @@ export interface PrepareContextInput {
   systemPrompt: string;
   model: HostModel;
   availableTools?: Set<string>;
+  /** Set after overflow compaction gave up: tool results longer than this are cut in the request. */
+  toolResultCharCap?: number;
 }
 
 export interface PreparedContext {
@@ -88,7 +90,9 @@ export async function prepareContext(
     assembled = undefined;
   }
 
-  const messages = host.pruneForRequest(assembled?.messages ?? input.history, input.history, input.model);
+  const pruned = host.pruneForRequest(assembled?.messages ?? input.history, input.history, input.model);
+  const messages =
+    input.toolResultCharCap === undefined ? pruned : capToolResults(pruned, input.toolResultCharCap);
   const addition = assembled?.systemPromptAddition?.trim();
   const systemPrompt = addition ? `${addition}\n\n${input.systemPrompt}` : input.systemPrompt;
   const authority = assembled?.promptAuthority ?? "assembled";
@@ -146,4 +150,30 @@ function pickAssembleFacts(result: AssembleResult): PreparedContext["assembled"]
   if (result.systemPromptAddition !== undefined) facts.systemPromptAddition = result.systemPromptAddition;
   if (result.contextProjection !== undefined) facts.contextProjection = result.contextProjection;
   return facts;
+}
+
+/**
+ * Cuts every tool result longer than `cap` characters to its head and tail with a marker, in the
+ * request only (the transcript keeps the whole result). Used once overflow compaction gave up.
+ */
+export function capToolResults(messages: AgentMessage[], cap: number): AgentMessage[] {
+  return messages.map((message) => {
+    if (!isToolResultMessage(message)) return message;
+    const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+    if (text.length <= cap) return message;
+    const head = text.slice(0, Math.floor(cap * 0.7));
+    const tail = text.slice(text.length - Math.floor(cap * 0.2));
+    const omitted = text.length - head.length - tail.length;
+    return {
+      ...message,
+      content: [
+        { type: "text" as const, text: `${head}\n[... ${omitted} more characters truncated]\n${tail}` },
+      ],
+    };
+  });
+}
+
+/** OpenClaw's cap for oversized tool results: 30 % of the window in chars, at most 40,000. */
+export function toolResultCharCap(contextWindow: number): number {
+  return Math.max(2_000, Math.min(Math.floor(0.3 * contextWindow) * 4, 40_000));
 }

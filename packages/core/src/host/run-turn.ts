@@ -6,6 +6,7 @@ import {
   type AgentMessage,
   type AssistantMessage,
   isAssistantMessage,
+  isToolResultMessage,
   type UserMessage,
 } from "../messages.js";
 import { countMessagesTokens } from "../tokens/estimate.js";
@@ -13,7 +14,7 @@ import { type CompactionOutcome, compactOnThreshold } from "./compaction.js";
 import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import { MAX_OVERFLOW_COMPACTION_ATTEMPTS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
-import { type PreparedContext, prepareContext } from "./prepare-context.js";
+import { type PreparedContext, prepareContext, toolResultCharCap } from "./prepare-context.js";
 
 /** What one model call receives: exactly what the model sees. */
 export interface ModelStepRequest {
@@ -63,8 +64,10 @@ export interface TurnResult {
   lastContext: PreparedContext;
   compactions: CompactionOutcome[];
   steps: number;
-  /** False when afterTurn/ingest failed; the turn still succeeded for the user. */
+  /** False when afterTurn/ingest failed (the turn still succeeded for the user) or it was aborted. */
   finalized: boolean;
+  /** The caller's signal fired during the turn; what completed was stored, the engine was not told. */
+  aborted: boolean;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function runContextEngineTurn(
   const compactions: CompactionOutcome[] = [];
   const isOverflow = params.isContextOverflow ?? ((error: unknown) => error instanceof ContextOverflowError);
   let overflowAttempts = 0;
+  let toolResultCap: number | undefined;
   let lastContext: PreparedContext | undefined;
   let step = 0;
   const maxSteps = params.maxSteps ?? 50;
@@ -117,6 +121,7 @@ export async function runContextEngineTurn(
         systemPrompt: params.systemPrompt,
         model: params.model,
         ...(params.availableTools === undefined ? {} : { availableTools: params.availableTools }),
+        ...(toolResultCap === undefined ? {} : { toolResultCharCap: toolResultCap }),
       });
       lastContext = prepared;
       if (prepared.overflow !== undefined) {
@@ -142,19 +147,26 @@ export async function runContextEngineTurn(
         });
       } catch (error) {
         if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;
-        if (overflowAttempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS)
-          throw overflowError(prepared, "provider", undefined, error);
-        const outcome = await compact({
-          trigger: "overflow",
-          compactionTarget: "budget",
-          tokenBudget: host.contextWindow(params.model),
-          model: params.model,
-          ...observedTokens(error),
-          ...signalOf(params.signal),
-        });
-        if (!outcome.result.compacted)
-          throw overflowError(prepared, "provider", outcome.result.reason, error);
-        continue;
+        let compactionReason: string | undefined;
+        if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
+          const outcome = await compact({
+            trigger: "overflow",
+            compactionTarget: "budget",
+            tokenBudget: host.contextWindow(params.model),
+            model: params.model,
+            ...observedTokens(error),
+            ...signalOf(params.signal),
+          });
+          if (outcome.result.compacted) continue;
+          compactionReason = outcome.result.reason;
+        }
+        // Last resort before giving up: cut oversized tool results in the request, once.
+        const cap = toolResultCharCap(host.contextWindow(params.model));
+        if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
+          toolResultCap = cap;
+          continue;
+        }
+        throw overflowError(prepared, "provider", compactionReason, error);
       }
       const stepMessages = [...pending, ...result.messages];
       await session.append(stepMessages);
@@ -171,13 +183,19 @@ export async function runContextEngineTurn(
   }
   await flushQuietly(host, session);
 
-  const finalized = await finalizeTurn(host, engine, session, history, turnMessages, params);
+  // An aborted turn is stored (so the transcript stays valid) but never advances engine state.
+  const aborted = params.signal?.aborted === true;
+  const finalized = aborted
+    ? false
+    : await finalizeTurn(host, engine, session, history, turnMessages, params);
   if (finalized) await host.maintainSession(engine, session, "turn", params.model);
-  const threshold = await compactOnThreshold(host, engine, session, {
-    model: params.model,
-    contextTokens: contextTokensAfterTurn(host, history, turnMessages),
-    ...signalOf(params.signal),
-  });
+  const threshold = aborted
+    ? undefined
+    : await compactOnThreshold(host, engine, session, {
+        model: params.model,
+        contextTokens: contextTokensAfterTurn(host, history, turnMessages),
+        ...signalOf(params.signal),
+      });
   if (threshold !== undefined) {
     compactions.push(threshold);
     session = threshold.session;
@@ -190,6 +208,7 @@ export async function runContextEngineTurn(
     compactions,
     steps: step,
     finalized,
+    aborted,
   };
 }
 
@@ -297,6 +316,14 @@ function contextTokensAfterTurn(
     return reported + countMessagesTokens(host.tokenCounter, turnMessages.slice(index + 1));
   }
   return countMessagesTokens(host.tokenCounter, history);
+}
+
+function hasToolResultOver(messages: readonly AgentMessage[], cap: number): boolean {
+  return messages.some(
+    (message) =>
+      isToolResultMessage(message) &&
+      message.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0) > cap,
+  );
 }
 
 async function flushQuietly(host: ContextEngineHost, session: HostSession): Promise<void> {

@@ -55,18 +55,21 @@ describe("planCompaction", () => {
     });
   });
 
-  it("refuses right after a compaction", () => {
-    const branch = toEntries(toolCallTurn(0, 1, 100));
+  it("right after a compaction, refuses when the kept messages fit and recompacts them when they do not", () => {
+    const branch = toEntries(toolCallTurn(0, 1, 4_000));
     branch.push({
       type: "compaction",
       id: "c1",
       parentId: branch.at(-1)?.id ?? null,
       timestamp: new Date(0).toISOString(),
       summary: "s",
-      firstKeptEntryId: "e2",
+      firstKeptEntryId: "e1",
       tokensBefore: 10,
     });
-    expect(planCompaction(branch, { keepRecentTokens: 1, counter }).ok).toBe(false);
+    expect(planCompaction(branch, { keepRecentTokens: 100_000, counter }).ok).toBe(false);
+    const again = planCompaction(branch, { keepRecentTokens: 10, counter });
+    expect(again.ok).toBe(true);
+    if (again.ok) expect(again.plan.previous?.id).toBe("c1");
   });
 
   it("summarizes the start of a split turn separately from older history", () => {

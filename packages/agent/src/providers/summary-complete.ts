@@ -1,0 +1,54 @@
+/**
+ * `createSummaryComplete`: the model call behind Clew's model summarizer
+ * (`@clew/core`'s `SummaryCompleteFunction`), made with the resolved summary model.
+ */
+import { abortReason, ModelCallError, type SummaryCompleteFunction } from "@clew/core";
+import { callModel, isOverflowMessage } from "./call-model.js";
+import type { ResolvedModel } from "./resolve-model.js";
+
+export interface SummaryCompleteOptions {
+  /** Stamps the prompt message. Default `Date.now`. */
+  now?: () => number;
+  /** SDK retries; default the SDK's. */
+  maxRetries?: number;
+}
+
+/**
+ * A `SummaryCompleteFunction` that sends the prompt as one user message (no tools) and resolves
+ * with the reply's text blocks joined (possibly empty: the summarizer judges that). Rejects with
+ * `signal.reason` when the call was aborted, and with `ModelCallError` when the model answered
+ * with an error (`isOverflow` set for context overflow).
+ */
+export function createSummaryComplete(
+  resolved: ResolvedModel,
+  options: SummaryCompleteOptions = {},
+): SummaryCompleteFunction {
+  const now = options.now ?? Date.now;
+  return async (request) => {
+    const callOptions: Parameters<typeof callModel>[2] = { maxTokens: request.maxTokens, now };
+    if (request.signal !== undefined) callOptions.signal = request.signal;
+    if (options.maxRetries !== undefined) callOptions.maxRetries = options.maxRetries;
+    const message = await callModel(
+      resolved,
+      {
+        systemPrompt: request.systemPrompt,
+        messages: [{ role: "user", content: request.prompt, timestamp: now() }],
+        tools: [],
+      },
+      callOptions,
+    );
+    if (message.stopReason === "aborted" && request.signal?.aborted) throw abortReason(request.signal);
+    if (message.stopReason === "error" || message.stopReason === "aborted") {
+      const providerMessage = message.errorMessage ?? `the model stopped with "${message.stopReason}"`;
+      throw new ModelCallError(
+        resolved.ref,
+        providerMessage,
+        isOverflowMessage(message, resolved.contextWindow),
+      );
+    }
+    return message.content
+      .filter((block) => block.type === "text")
+      .map((block) => block.text)
+      .join("");
+  };
+}

@@ -1,0 +1,130 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  agentDir,
+  type ClewConfig,
+  ContextEngineHost,
+  type ContextEngineRegistry,
+  createModelSummarizer,
+  createRuntimeCompaction,
+  type Logger,
+  SessionIndex,
+  type Summarizer,
+  type TokenCounter,
+} from "@clew/core";
+import { resolveModel } from "../providers/resolve-model.js";
+import { createSummaryComplete } from "../providers/summary-complete.js";
+import type { TurnEventListener } from "../runner/events.js";
+import { registerBuiltinTools } from "../tools/builtin-tools.js";
+import { ToolRegistry } from "../tools/tool.js";
+
+export interface AgentRuntimeOptions {
+  agentId: string;
+  home: string;
+  config: ClewConfig;
+  configPath: string;
+  env: Readonly<Record<string, string | undefined>>;
+  logger: Logger;
+  registry: ContextEngineRegistry;
+  counter: TokenCounter;
+  /** Tools plugins and engines registered; the built-ins are added to them. */
+  extraTools?: ToolRegistry;
+  workspaceDir?: string;
+  now: () => number;
+}
+
+/**
+ * One agent's long-lived parts: its context-engine host (engine resolved once, runtime summary
+ * compaction with the summary model when one resolves), its tools and its sessions index.
+ * Compaction events of every run are routed to the listener of the session they belong to.
+ */
+export class AgentRuntime {
+  readonly agentId: string;
+  readonly host: ContextEngineHost;
+  readonly tools: ToolRegistry;
+  readonly index: SessionIndex;
+  readonly workspaceDir: string;
+  private readonly listeners = new Map<string, TurnEventListener>();
+
+  constructor(options: AgentRuntimeOptions) {
+    this.agentId = options.agentId;
+    this.workspaceDir = options.workspaceDir ?? join(agentDir(options.home, options.agentId), "workspace");
+    mkdirSync(this.workspaceDir, { recursive: true });
+    this.tools = new ToolRegistry();
+    for (const tool of options.extraTools?.list() ?? []) this.tools.register(tool, "plugin");
+    registerBuiltinTools(this.tools, { workspaceDir: this.workspaceDir });
+    this.index = new SessionIndex({ home: options.home, agentId: options.agentId, now: options.now });
+    const modelSummarizer = summaryModel(options);
+    this.host = new ContextEngineHost({
+      registry: options.registry,
+      config: options.config,
+      logger: options.logger,
+      agentDir: agentDir(options.home, options.agentId),
+      workspaceDir: this.workspaceDir,
+      tokenCounter: options.counter,
+      now: options.now,
+      runtimeCompaction: createRuntimeCompaction({
+        counter: options.counter,
+        logger: options.logger,
+        now: options.now,
+        ...(modelSummarizer === undefined ? {} : { modelSummarizer }),
+        ...compactionSettings(options.config),
+      }),
+      hooks: {
+        beforeCompaction: (event) =>
+          this.listeners.get(event.sessionKey)?.({ type: "compaction-start", trigger: event.trigger }),
+        afterCompaction: (event) =>
+          this.listeners.get(event.sessionKey)?.({
+            type: "compaction-end",
+            trigger: event.trigger,
+            compacted: event.result.compacted,
+            ...(event.result.result?.tokensBefore === undefined
+              ? {}
+              : { tokensBefore: event.result.result.tokensBefore }),
+            ...(event.result.result?.tokensAfter === undefined
+              ? {}
+              : { tokensAfter: event.result.result.tokensAfter }),
+          }),
+      },
+    });
+  }
+
+  /** Routes this session's compaction events to `listener` while `work` runs. */
+  async withListener<T>(
+    sessionKey: string,
+    listener: TurnEventListener | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    if (listener === undefined) return work();
+    this.listeners.set(sessionKey, listener);
+    try {
+      return await work();
+    } finally {
+      this.listeners.delete(sessionKey);
+    }
+  }
+}
+
+/** The summary model (`agents.defaults.compaction.model`, else the chat model), when one resolves. */
+function summaryModel(options: AgentRuntimeOptions): Summarizer | undefined {
+  try {
+    const resolved = resolveModel(options.config, {
+      agentId: options.agentId,
+      purpose: "summary",
+      env: options.env,
+      configPath: options.configPath,
+    });
+    return createModelSummarizer({ id: `model:${resolved.ref}`, complete: createSummaryComplete(resolved) });
+  } catch {
+    // No usable model: compaction summarizes extractively until one is configured.
+    return undefined;
+  }
+}
+
+function compactionSettings(config: ClewConfig): { keepRecentTokens?: number; reserveTokens?: number } {
+  const compaction = config.agents?.defaults?.compaction;
+  const settings: { keepRecentTokens?: number; reserveTokens?: number } = {};
+  if (compaction?.keepRecentTokens !== undefined) settings.keepRecentTokens = compaction.keepRecentTokens;
+  if (compaction?.reserveTokens !== undefined) settings.reserveTokens = compaction.reserveTokens;
+  return settings;
+}

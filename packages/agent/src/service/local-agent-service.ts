@@ -1,0 +1,256 @@
+import { randomUUID } from "node:crypto";
+import {
+  agentIdOfSessionKey,
+  type ClewConfig,
+  type ContextEngineRegistry,
+  createContextEngineRegistry,
+  JsonlTranscriptStore,
+  type Logger,
+  type SessionIndexEntry,
+  type TokenCounter,
+  TranscriptHostSession,
+  UnknownSessionError,
+} from "@clew/core";
+import type { ToolRegistry } from "../tools/tool.js";
+import { AgentRuntime } from "./agent-runtime.js";
+import type {
+  AgentService,
+  SendMessageOptions,
+  SendMessageResult,
+  SessionDetail,
+  SessionSummary,
+} from "./agent-service.js";
+import { handleMessage } from "./handle-message.js";
+import { statusOf } from "./session-commands.js";
+
+export interface LocalAgentServiceOptions {
+  home: string;
+  config: ClewConfig;
+  /** The config file, named in error messages. */
+  configPath: string;
+  env: Readonly<Record<string, string | undefined>>;
+  logger: Logger;
+  counter: TokenCounter;
+  registry?: ContextEngineRegistry;
+  extraTools?: ToolRegistry;
+  /** Where the agent's tools work; default `<home>/agents/<agentId>/workspace`. */
+  workspaceDir?: string;
+  defaultAgentId?: string;
+  now?: () => number;
+}
+
+/** A session this process holds open for writing, with its run queue. */
+export interface OpenSession {
+  key: string;
+  runtime: AgentRuntime;
+  session: TranscriptHostSession;
+  /** Runs of one session never overlap: each waits for the previous one. */
+  queue: Promise<unknown>;
+  controllers: Set<AbortController>;
+}
+
+/**
+ * The agent, run in this process: sessions on disk, one context-engine host per agent, model
+ * calls through the configured provider. The gateway and `clew chat` both drive it.
+ */
+export class LocalAgentService implements AgentService {
+  readonly store: JsonlTranscriptStore;
+  readonly options: LocalAgentServiceOptions;
+  private readonly registry: ContextEngineRegistry;
+  private readonly runtimes = new Map<string, AgentRuntime>();
+  private readonly open = new Map<string, OpenSession>();
+  private closing: Promise<void> | undefined;
+
+  constructor(options: LocalAgentServiceOptions) {
+    this.options = options;
+    this.registry = options.registry ?? createContextEngineRegistry();
+    const fsync = (options.config.session as { fsync?: "always" | "turn" | "never" } | undefined)?.fsync;
+    this.store = new JsonlTranscriptStore({
+      home: options.home,
+      ...(fsync === undefined ? {} : { fsync }),
+      now: this.now,
+    });
+  }
+
+  readonly now = (): number => (this.options.now ?? Date.now)();
+
+  get defaultAgentId(): string {
+    return this.options.defaultAgentId ?? "main";
+  }
+
+  runtime(agentId: string): AgentRuntime {
+    let runtime = this.runtimes.get(agentId);
+    if (runtime === undefined) {
+      runtime = new AgentRuntime({
+        agentId,
+        home: this.options.home,
+        config: this.options.config,
+        configPath: this.options.configPath,
+        env: this.options.env,
+        logger: this.options.logger,
+        registry: this.registry,
+        counter: this.options.counter,
+        now: this.now,
+        ...(this.options.extraTools === undefined ? {} : { extraTools: this.options.extraTools }),
+        ...(this.options.workspaceDir === undefined ? {} : { workspaceDir: this.options.workspaceDir }),
+      });
+      this.runtimes.set(agentId, runtime);
+    }
+    return runtime;
+  }
+
+  async listSessions(options: { agentId?: string } = {}): Promise<SessionSummary[]> {
+    const agentId = options.agentId ?? this.defaultAgentId;
+    const entries = await this.runtime(agentId).index.list();
+    return entries
+      .map((entry) => summaryOf(agentId, entry))
+      .sort((left, right) => right.updatedAt - left.updatedAt);
+  }
+
+  async createSession(options: { agentId?: string; sessionKey?: string } = {}): Promise<SessionSummary> {
+    const agentId = options.sessionKey
+      ? (agentIdOfSessionKey(options.sessionKey) ?? this.defaultAgentId)
+      : (options.agentId ?? this.defaultAgentId);
+    const key = options.sessionKey ?? `agent:${agentId}:${randomUUID().slice(0, 8)}`;
+    const runtime = this.runtime(agentId);
+    const existing = await runtime.index.get(key);
+    if (existing !== undefined) return summaryOf(agentId, existing);
+    const sessionId = randomUUID();
+    const transcript = await this.store.create({ agentId, sessionId, cwd: runtime.workspaceDir });
+    await transcript.close();
+    const entry = await runtime.index.upsert(key, {
+      sessionId,
+      sessionFile: transcript.location,
+      compactionCount: 0,
+    });
+    return summaryOf(agentId, entry);
+  }
+
+  async getSession(reference: string): Promise<SessionDetail> {
+    const { key, agentId, entry } = await this.lookup(reference);
+    const open = this.open.get(key);
+    const transcript = open?.session.transcript ?? (await this.store.openReadOnly(agentId, entry.sessionId));
+    const messages = transcript
+      .branch()
+      .filter((item) => item.type === "message")
+      .map((item) => item.message);
+    return { ...summaryOf(agentId, entry), messages };
+  }
+
+  async deleteSession(reference: string): Promise<void> {
+    const { key, agentId, entry } = await this.lookup(reference);
+    await this.closeSession(key);
+    if (await this.store.exists(agentId, entry.sessionId))
+      await this.store.archive(agentId, entry.sessionId, "deleted");
+    await this.runtime(agentId).index.remove(key);
+  }
+
+  async sendMessage(
+    reference: string,
+    text: string,
+    options: SendMessageOptions = {},
+  ): Promise<SendMessageResult> {
+    if (this.closing !== undefined)
+      return { kind: "command", ok: false, text: "The agent is shutting down." };
+    const { key } = await this.lookup(reference);
+    const open = await this.openSession(key);
+    const controller = new AbortController();
+    const forward = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) forward();
+    else options.signal?.addEventListener("abort", forward, { once: true });
+    open.controllers.add(controller);
+    const run = open.queue.then(() =>
+      handleMessage(this, open, text, { ...options, signal: controller.signal }),
+    );
+    open.queue = run.catch(() => {});
+    try {
+      return await run;
+    } finally {
+      open.controllers.delete(controller);
+      options.signal?.removeEventListener("abort", forward);
+    }
+  }
+
+  async status(reference?: string): Promise<{ text: string; data: unknown }> {
+    if (reference === undefined) {
+      const sessions = await this.listSessions();
+      const engine = await this.runtime(this.defaultAgentId).host.status();
+      return {
+        text: `🧶 Clew · ${sessions.length} sessions · engine ${engine.effectiveId}`,
+        data: { sessions, engine },
+      };
+    }
+    const { key } = await this.lookup(reference);
+    return statusOf(this, await this.openSession(key));
+  }
+
+  /** Finds a session by key or id; rejects with `UnknownSessionError`. */
+  async lookup(reference: string): Promise<{ key: string; agentId: string; entry: SessionIndexEntry }> {
+    const keyAgent = agentIdOfSessionKey(reference);
+    if (keyAgent !== undefined) {
+      const entry = await this.runtime(keyAgent).index.get(reference);
+      if (entry !== undefined) return { key: reference, agentId: keyAgent, entry };
+      throw new UnknownSessionError(keyAgent, reference);
+    }
+    const agentId = this.defaultAgentId;
+    const entry = (await this.runtime(agentId).index.list()).find(
+      (candidate) => candidate.sessionId === reference,
+    );
+    if (entry === undefined) throw new UnknownSessionError(agentId, reference);
+    return { key: entry.sessionKey, agentId, entry };
+  }
+
+  /** The open session of `key`, opening (and locking) its transcript on first use. */
+  async openSession(key: string): Promise<OpenSession> {
+    const existing = this.open.get(key);
+    if (existing !== undefined) return existing;
+    const { agentId, entry } = await this.lookup(key);
+    const runtime = this.runtime(agentId);
+    const session = await TranscriptHostSession.openOrCreate(this.store, {
+      agentId,
+      sessionId: entry.sessionId,
+      sessionKey: key,
+      cwd: runtime.workspaceDir,
+    });
+    const opened: OpenSession = { key, runtime, session, queue: Promise.resolve(), controllers: new Set() };
+    this.open.set(key, opened);
+    return opened;
+  }
+
+  /**
+   * Releases a session's transcript lock (after `/new`, `/reset` or delete). From inside one of
+   * the session's own runs (`fromOwnRun`), it must not wait for the run queue it is part of.
+   */
+  async closeSession(key: string, options: { fromOwnRun?: boolean } = {}): Promise<void> {
+    const open = this.open.get(key);
+    if (open === undefined) return;
+    this.open.delete(key);
+    if (!options.fromOwnRun) {
+      for (const controller of open.controllers) controller.abort(new Error("session closed"));
+      await open.queue;
+    }
+    await open.session.close();
+  }
+
+  /** Aborts runs in progress, waits for them, closes transcripts and disposes the engines. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const key of [...this.open.keys()]) await this.closeSession(key);
+      await Promise.all([...this.runtimes.values()].map((runtime) => runtime.host.dispose()));
+    })();
+    return this.closing;
+  }
+}
+
+function summaryOf(agentId: string, entry: SessionIndexEntry): SessionSummary {
+  const summary: SessionSummary = {
+    sessionKey: entry.sessionKey,
+    sessionId: entry.sessionId,
+    agentId,
+    updatedAt: entry.updatedAt,
+    compactionCount: entry.compactionCount,
+  };
+  if (entry.model?.id !== undefined) summary.model = `${entry.model.provider ?? ""}/${entry.model.id}`;
+  if (entry.tokens?.context !== undefined) summary.contextTokens = entry.tokens.context;
+  return summary;
+}

@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { callModel } from "../../src/providers/call-model.js";
+import { type FakeProvider, scriptedReplies, startFakeProvider } from "../support/fake-providers/index.js";
+import { resolveFake, userMessage } from "./helpers.js";
+
+const request = { systemPrompt: "", messages: [userMessage("hi")], tools: [] };
+
+function textOf(message: { content: Array<{ type: string; text?: string }> }): string {
+  return message.content.map((block) => block.text ?? "").join("");
+}
+
+describe("fake providers", () => {
+  let fake: FakeProvider | undefined;
+  afterEach(async () => {
+    await fake?.close();
+  });
+
+  it("answers scripted replies in order and repeats the last one", async () => {
+    fake = await startFakeProvider({
+      protocol: "anthropic-messages",
+      script: scriptedReplies([{ text: "first" }, { text: "second" }]),
+    });
+    const resolved = resolveFake(fake);
+    const answers: string[] = [];
+    for (let call = 0; call < 3; call += 1) answers.push(textOf(await callModel(resolved, request)));
+
+    expect(answers).toEqual(["first", "second", "second"]);
+    expect(fake.requests.map((recorded) => recorded.index)).toEqual([0, 1, 2]);
+  });
+
+  it("refuses an empty script", () => {
+    expect(() => scriptedReplies([])).toThrow("at least one reply");
+  });
+
+  it("closes promptly while a reply is still streaming, and the caller gets an error message", async () => {
+    fake = await startFakeProvider({
+      protocol: "openai-completions",
+      script: () => ({ text: "slow words never end", chunkDelayMs: 10_000 }),
+    });
+    const opened = fake;
+    let closing: Promise<void> | undefined;
+    const started = Date.now();
+    const message = await callModel(resolveFake(opened), request, {
+      maxRetries: 0,
+      onEvent: (event) => {
+        if (event.type === "start") closing = opened.close();
+      },
+    });
+    await closing;
+
+    expect(message.stopReason).toBe("error");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("records previous_response_id and echoes it in response.created", async () => {
+    fake = await startFakeProvider({ protocol: "openai-responses", script: () => ({ text: "again" }) });
+    const response = await fetch(`${fake.baseUrl}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: [], stream: true, previous_response_id: "resp_earlier" }),
+    });
+    const body = await response.text();
+
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(fake.requests[0]?.previousResponseId).toBe("resp_earlier");
+    const created = body.split("\n\n")[0] ?? "";
+    expect(created.split("\n")[0]).toBe("event: response.created");
+    expect(JSON.parse(created.split("\n")[1]?.slice("data: ".length) ?? "")).toMatchObject({
+      type: "response.created",
+      sequence_number: 0,
+      response: { id: "resp_fake_1", previous_response_id: "resp_earlier", status: "in_progress" },
+    });
+    expect(body).toContain("event: response.completed");
+  });
+
+  it("ends an OpenAI chat stream with a usage chunk and [DONE] only when usage was asked for", async () => {
+    fake = await startFakeProvider({ protocol: "openai-completions", script: () => ({ text: "hi" }) });
+    const post = (body: unknown) =>
+      fetch(`${fake?.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(body) }).then(
+        (answer) => answer.text(),
+      );
+    const withUsage = await post({ model: "m", stream: true, stream_options: { include_usage: true } });
+    const withoutUsage = await post({ model: "m", stream: true });
+
+    expect(withUsage).toContain('"usage":{"prompt_tokens":10');
+    expect(withUsage.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    expect(withoutUsage).not.toContain('"usage"');
+    expect(withoutUsage.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("answers an unknown path with 404 and a script failure with 500, recording both", async () => {
+    fake = await startFakeProvider({
+      protocol: "anthropic-messages",
+      script: () => {
+        throw new Error("script bug");
+      },
+    });
+    const wrongPath = await fetch(`${fake.baseUrl}/v1/complete`, { method: "POST", body: "{}" });
+    const scriptFailure = await fetch(`${fake.baseUrl}/v1/messages`, { method: "POST", body: "{}" });
+
+    expect(wrongPath.status).toBe(404);
+    expect(scriptFailure.status).toBe(500);
+    expect(await scriptFailure.json()).toMatchObject({
+      type: "error",
+      error: { message: expect.stringContaining("script bug") },
+    });
+    expect(fake.requests.map((recorded) => recorded.path)).toEqual(["/v1/complete", "/v1/messages"]);
+  });
+});
