@@ -4,6 +4,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Where `clew chat` reads lines; default the process's stdin. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export function nodeIo(): CliIo {

@@ -1,5 +1,7 @@
-import { describeError, isClewError } from "@clew/core";
+import { ConfigError, describeError, isClewError } from "@clew/core";
 import { Command, CommanderError } from "commander";
+import { registerChatCommand } from "./commands/chat.js";
+import { processShutdownSignals, registerGatewayCommand, type ShutdownSignals } from "./commands/gateway.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { type CliIo, CliUsageError, nodeIo } from "./io.js";
 
@@ -8,7 +10,7 @@ export { nodeIo };
 const CLEW_VERSION = "0.1.0";
 
 /** Builds the `clew` program; each command writes through `io` and never calls `process.exit`. */
-export function createProgram(io: CliIo): Command {
+export function createProgram(io: CliIo, options: { signals?: ShutdownSignals } = {}): Command {
   const program = new Command("clew")
     .description("Clew: decides what an LLM agent sees on every model run")
     .version(CLEW_VERSION)
@@ -16,17 +18,28 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();
   registerSessionsCommands(program, io);
+  registerChatCommand(program, io);
+  registerGatewayCommand(program, io, options.signals ?? processShutdownSignals());
   return program;
 }
 
 /** Runs `clew` with `argv` (without the node and script paths); resolves with the exit status. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = createProgram(io);
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  options: { signals?: ShutdownSignals } = {},
+): Promise<number> {
+  const program = createProgram(io, options);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
+    // A config the user must fix: named file, line and field; status 2 like other usage errors.
+    if (error instanceof ConfigError) {
+      io.stderr(`clew: ${error.message}\n`);
+      return 2;
+    }
     if (error instanceof CliUsageError || isClewError(error)) {
       io.stderr(`clew: ${describeError(error)}\n`);
       return 1;

@@ -1,6 +1,6 @@
+import { type FakeProvider, startFakeProvider } from "@clew/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { callModel } from "../../src/providers/call-model.js";
-import { type FakeProvider, startFakeProvider } from "../support/fake-providers/index.js";
 import { READ_TOOL, resolveFake, toolRound, userMessage } from "./helpers.js";
 import { describeProtocol } from "./protocol-suite.js";
 

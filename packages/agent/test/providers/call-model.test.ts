@@ -1,8 +1,8 @@
+import { type FakeProvider, startFakeProvider } from "@clew/agent/testing";
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { callModel } from "../../src/providers/call-model.js";
 import { type ResolvedModel, resolveModel } from "../../src/providers/resolve-model.js";
-import { type FakeProvider, startFakeProvider } from "../support/fake-providers/index.js";
 import { resolveFake, userMessage } from "./helpers.js";
 
 describe("callModel", () => {

@@ -1,6 +1,6 @@
+import { type FakeProvider, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { callModel } from "../../src/providers/call-model.js";
-import { type FakeProvider, scriptedReplies, startFakeProvider } from "../support/fake-providers/index.js";
 import { resolveFake, userMessage } from "./helpers.js";
 
 const request = { systemPrompt: "", messages: [userMessage("hi")], tools: [] };

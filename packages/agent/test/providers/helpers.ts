@@ -1,8 +1,9 @@
 /** Builds resolved models that point at a fake provider, through the real `resolveModel`. */
+
+import type { FakeProvider } from "@clew/agent/testing";
 import type { AssistantMessage, Message, Tool } from "@mariozechner/pi-ai";
 import { Type } from "typebox";
 import { type ResolvedModel, resolveModel } from "../../src/providers/resolve-model.js";
-import type { FakeProvider } from "../support/fake-providers/index.js";
 
 /** $ per million tokens, chosen so costs are easy to check by hand. */
 export const FAKE_PRICES = { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 0 };

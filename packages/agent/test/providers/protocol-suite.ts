@@ -2,15 +2,11 @@
  * The behaviour every wire protocol must show through pi-ai and `callModel`, run once per
  * protocol against its fake server.
  */
+
+import { type FakeProtocol, type FakeProvider, type FakeReply, startFakeProvider } from "@clew/agent/testing";
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { callModel, isOverflowMessage } from "../../src/providers/call-model.js";
-import {
-  type FakeProtocol,
-  type FakeProvider,
-  type FakeReply,
-  startFakeProvider,
-} from "../support/fake-providers/index.js";
 import { FAKE_CONTEXT_WINDOW, READ_TOOL, resolveFake, userMessage } from "./helpers.js";
 
 export interface ProtocolExpectations {

@@ -1,8 +1,8 @@
+import { type FakeProvider, type FakeReply, startFakeProvider } from "@clew/agent/testing";
 import { createModelSummarizer, ModelCallError } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveModel } from "../../src/providers/resolve-model.js";
 import { createSummaryComplete } from "../../src/providers/summary-complete.js";
-import { type FakeProvider, type FakeReply, startFakeProvider } from "../support/fake-providers/index.js";
 import { resolveFake } from "./helpers.js";
 
 describe("createSummaryComplete", () => {

@@ -1,14 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakeProtocol, type FakeReply, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
 import { type ClewConfig, createTokenCounter, MemoryLogger } from "@clew/core";
 import { LocalAgentService } from "../../src/service/local-agent-service.js";
-import {
-  type FakeProtocol,
-  type FakeReply,
-  scriptedReplies,
-  startFakeProvider,
-} from "../support/fake-providers/index.js";
 
 /** A real LocalAgentService in a temp home, talking to a fake provider on loopback. */
 export async function createServiceHarness(options: {

@@ -1,0 +1,56 @@
+import { createPinoLogger } from "@clew/core";
+import { startGateway } from "@clew/gateway";
+import type { Command } from "commander";
+import { openLocalAgentService } from "../agent-service.js";
+import { type CliIo, CliUsageError } from "../io.js";
+
+/** `clew gateway`: serves the agent over HTTP and WebSocket until SIGINT or SIGTERM. */
+export function registerGatewayCommand(program: Command, io: CliIo, signals: ShutdownSignals): void {
+  program
+    .command("gateway")
+    .description("serve the agent over HTTP and WebSocket (loopback by default)")
+    .option("--host <host>", "address to bind", "127.0.0.1")
+    .option("--port <port>", "port to bind (0 picks a free one)", "18789")
+    .option(
+      "--token <token>",
+      "bearer token clients must send (required beyond loopback; or CLEW_GATEWAY_TOKEN)",
+    )
+    .action(async (options: { host: string; port: string; token?: string }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+        throw new CliUsageError(`--port must be an integer from 0 to 65535, got "${options.port}"`);
+      }
+      const logger = createPinoLogger({ name: "clew-gateway" });
+      const service = await openLocalAgentService(io, { logger });
+      const token = options.token ?? io.env.CLEW_GATEWAY_TOKEN;
+      const gateway = await startGateway({
+        service,
+        host: options.host,
+        port,
+        logger,
+        ...(token === undefined || token === "" ? {} : { token }),
+      }).catch(async (error: unknown) => {
+        await service.close();
+        throw error;
+      });
+      io.stdout(`Clew gateway listening on ${gateway.url}\n`);
+      await signals.wait();
+      io.stdout("Shutting down: finishing or aborting runs...\n");
+      await gateway.close();
+    });
+}
+
+/** Resolves when the process is asked to stop; tests pass their own. */
+export interface ShutdownSignals {
+  wait(): Promise<void>;
+}
+
+export function processShutdownSignals(): ShutdownSignals {
+  return {
+    wait: () =>
+      new Promise<void>((resolve) => {
+        process.once("SIGINT", () => resolve());
+        process.once("SIGTERM", () => resolve());
+      }),
+  };
+}
