@@ -16,6 +16,8 @@ import { callModel, isOverflowMessage } from "../providers/call-model.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import type { TurnEvent } from "../runner/events.js";
 import { createModelStep } from "../runner/model-step.js";
+import { createSpawnSubagentTool, isSubagentSessionKey } from "../subagents/spawn-tool.js";
+import { ToolRegistry } from "../tools/tool.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
 import { runCommand, statusOf } from "./session-commands.js";
@@ -78,17 +80,20 @@ async function runModelTurn(
   }
   emit({ type: "run-start", sessionKey: open.key, sessionId: open.session.sessionId, model: resolved.ref });
   const { runtime } = open;
+  const tools = toolsForRun(service, open);
   const step = createModelStep({
-    callModel: (context, callOptions) =>
-      callModel(resolved, context, {
+    callModel: (context, callOptions) => {
+      open.lastRequestMessages = context.messages;
+      return callModel(resolved, context, {
         ...callOptions,
         sessionId: open.session.sessionId,
         ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
           ? {}
           : { reasoning: settings.thinkingLevel }),
-      }),
+      });
+    },
     isOverflow: (message) => isOverflowMessage(message, resolved.contextWindow),
-    tools: runtime.tools,
+    tools,
     onEvent: emit,
     now: service.now,
   });
@@ -110,7 +115,7 @@ async function runModelTurn(
         },
         callModel: step,
         isContextOverflow: (error) => error instanceof ContextOverflowError,
-        availableTools: runtime.tools.names(),
+        availableTools: tools.names(),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     );
@@ -149,6 +154,15 @@ async function runModelTurn(
   } catch (error) {
     return failure(emit, error, options.signal?.aborted === true);
   }
+}
+
+/** The agent's tools plus, for top-level sessions, the subagent tool bound to this session. */
+function toolsForRun(service: LocalAgentService, open: OpenSession): ToolRegistry {
+  if (isSubagentSessionKey(open.key)) return open.runtime.tools;
+  const tools = new ToolRegistry();
+  for (const tool of open.runtime.tools.list()) tools.register(tool, "runtime");
+  tools.register(createSpawnSubagentTool(service, open), "core");
+  return tools;
 }
 
 function failure(emit: (event: TurnEvent) => void, error: unknown, aborted: boolean): SendMessageResult {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  type AgentMessage,
   agentIdOfSessionKey,
   type ClewConfig,
   type ContextEngineRegistry,
@@ -47,6 +48,8 @@ export interface OpenSession {
   /** Runs of one session never overlap: each waits for the previous one. */
   queue: Promise<unknown>;
   controllers: Set<AbortController>;
+  /** What the model was sent on the latest call of the current run; a fork starts from it. */
+  lastRequestMessages?: AgentMessage[];
 }
 
 /**

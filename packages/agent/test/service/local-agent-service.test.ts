@@ -46,7 +46,7 @@ describe("LocalAgentService", () => {
     // The second model call saw the tool result and the tool schemas.
     const second = harness.fake.requests[1]?.body as { messages: Array<{ role: string }>; tools: unknown[] };
     expect(second.messages.map((message) => message.role)).toContain("tool");
-    expect(second.tools.length).toBe(4);
+    expect(second.tools.length).toBe(5);
   });
 
   it("answers commands without calling the model and persists directive-only settings", async () => {

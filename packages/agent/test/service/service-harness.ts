@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeProtocol, type FakeReply, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
-import { type ClewConfig, createTokenCounter, MemoryLogger } from "@clew/core";
+import { type ClewConfig, type ContextEngineRegistry, createTokenCounter, MemoryLogger } from "@clew/core";
 import { LocalAgentService } from "../../src/service/local-agent-service.js";
 
 /** A real LocalAgentService in a temp home, talking to a fake provider on loopback. */
@@ -11,6 +11,7 @@ export async function createServiceHarness(options: {
   protocol?: FakeProtocol;
   contextWindow?: number;
   config?: ClewConfig;
+  registry?: ContextEngineRegistry;
 }) {
   const home = await mkdtemp(join(tmpdir(), "clew-agent-"));
   const chat = scriptedReplies(options.replies);
@@ -57,6 +58,7 @@ export async function createServiceHarness(options: {
     env: {},
     logger,
     counter: await createTokenCounter(config),
+    ...(options.registry === undefined ? {} : { registry: options.registry }),
   });
   return {
     home,
