@@ -19,9 +19,7 @@ export type ResponsesPayload = Record<string, unknown> & { input: unknown[] };
 
 export function isResponsesPayload(payload: unknown): payload is ResponsesPayload {
   return (
-    typeof payload === "object" &&
-    payload !== null &&
-    Array.isArray((payload as { input?: unknown }).input)
+    typeof payload === "object" && payload !== null && Array.isArray((payload as { input?: unknown }).input)
   );
 }
 
@@ -47,7 +45,10 @@ export function continuationPayload(
  * (pi-ai synthesised a tool result, a new item kind appeared) must never send a wrong slice, so the
  * caller bootstraps instead.
  */
-export function newInputItems(payload: ResponsesPayload, newMessages: readonly AgentMessage[]): unknown[] | undefined {
+export function newInputItems(
+  payload: ResponsesPayload,
+  newMessages: readonly AgentMessage[],
+): unknown[] | undefined {
   const expected = expectedItemCount(newMessages);
   if (expected === undefined || expected === 0 || expected >= payload.input.length) return undefined;
   const tail = payload.input.slice(payload.input.length - expected);

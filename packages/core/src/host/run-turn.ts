@@ -125,17 +125,27 @@ export async function runContextEngineTurn(
       });
       lastContext = prepared;
       if (prepared.overflow !== undefined) {
-        if (overflowAttempts >= MAX_OVERFLOW_COMPACTION_ATTEMPTS) throw overflowError(prepared, "precheck");
-        const outcome = await compact({
-          trigger: "precheck",
-          compactionTarget: "budget",
-          currentTokenCount: prepared.overflow.estimatedTokens,
-          tokenBudget: prepared.overflow.budgetTokens,
-          model: params.model,
-          ...signalOf(params.signal),
-        });
-        if (!outcome.result.compacted) throw overflowError(prepared, "precheck", outcome.result.reason);
-        continue;
+        let compactionReason: string | undefined;
+        if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
+          const outcome = await compact({
+            trigger: "precheck",
+            compactionTarget: "budget",
+            currentTokenCount: prepared.overflow.estimatedTokens,
+            tokenBudget: prepared.overflow.budgetTokens,
+            model: params.model,
+            ...signalOf(params.signal),
+          });
+          if (outcome.result.compacted) continue;
+          compactionReason = outcome.result.reason;
+        }
+        // Compaction could not make room (one turn is bigger than the window): cut oversized tool
+        // results in the request, once, before giving up.
+        const cap = toolResultCharCap(host.contextWindow(params.model));
+        if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
+          toolResultCap = cap;
+          continue;
+        }
+        throw overflowError(prepared, "precheck", compactionReason);
       }
       let result: ModelStepResult;
       try {
