@@ -92,3 +92,4 @@ export {
   type ThreadProjectingCallModelOptions,
 } from "./threads/thread-projection.js";
 export { createThreadState, resetThreadState, type ThreadState } from "./threads/thread-state.js";
+export * from "./context-report/index.js";

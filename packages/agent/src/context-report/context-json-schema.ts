@@ -6,7 +6,7 @@
  */
 
 const count = { type: "integer", minimum: 0 } as const;
-const nullableCount = { type: ["integer", "null"], minimum: 0 } as const;
+const nullableCount = { anyOf: [count, { type: "null" }] } as const;
 const text = { type: "string" } as const;
 
 function closedObject(properties: Record<string, unknown>, optional: readonly string[] = []) {

@@ -42,6 +42,8 @@ export interface CallModelOptions {
   maxRetries?: number;
   /** Stamps the error message built when the call cannot start. Default `Date.now`. */
   now?: () => number;
+  /** Inspects or replaces the provider payload before it is sent (server-thread projection). */
+  onPayload?: SimpleStreamOptions["onPayload"];
 }
 
 /**
@@ -77,6 +79,7 @@ export function isOverflowMessage(message: AssistantMessage, contextWindow?: num
 
 function streamOptions(resolved: ResolvedModel, options: CallModelOptions): SimpleStreamOptions {
   const piOptions: SimpleStreamOptions = { apiKey: resolved.apiKey ?? NO_API_KEY };
+  if (options.onPayload !== undefined) piOptions.onPayload = options.onPayload;
   if (options.signal !== undefined) piOptions.signal = options.signal;
   if (options.reasoning !== undefined) piOptions.reasoning = options.reasoning;
   if (options.sessionId !== undefined) piOptions.sessionId = options.sessionId;

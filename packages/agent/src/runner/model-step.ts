@@ -1,6 +1,7 @@
 import {
   type AgentMessage,
   type AssistantMessage,
+  type ContextEngineProjection,
   ContextOverflowError,
   describeError,
   type ModelStepFunction,
@@ -14,7 +15,11 @@ import type { TurnEvent, TurnEventListener } from "./events.js";
 /** One model call as the provider layer offers it (pi-ai underneath). */
 export type CallModel = (
   context: { systemPrompt: string; messages: Message[]; tools: Tool[] },
-  options: { signal?: AbortSignal; onEvent?: (event: AssistantMessageEvent) => void },
+  options: {
+    signal?: AbortSignal;
+    onEvent?: (event: AssistantMessageEvent) => void;
+    contextProjection?: ContextEngineProjection;
+  },
 ) => Promise<AssistantMessage>;
 
 export interface ModelStepOptions {
@@ -44,6 +49,7 @@ export function createModelStep(options: ModelStepOptions): ModelStepFunction {
   return async (request) => {
     const callOptions: Parameters<CallModel>[1] = { onEvent: (event) => forwardStreamEvent(event, emit) };
     if (request.signal !== undefined) callOptions.signal = request.signal;
+    if (request.contextProjection !== undefined) callOptions.contextProjection = request.contextProjection;
     const assistant = await options.callModel(
       {
         systemPrompt: request.systemPrompt,

@@ -15,6 +15,7 @@ import {
 import { resolveModel } from "../providers/resolve-model.js";
 import { createSummaryComplete } from "../providers/summary-complete.js";
 import type { TurnEventListener } from "../runner/events.js";
+import { threadHostDescriptor } from "../threads/thread-host-descriptor.js";
 import { registerBuiltinTools } from "../tools/builtin-tools.js";
 import { ToolRegistry } from "../tools/tool.js";
 
@@ -55,7 +56,10 @@ export class AgentRuntime {
     registerBuiltinTools(this.tools, { workspaceDir: this.workspaceDir });
     this.index = new SessionIndex({ home: options.home, agentId: options.agentId, now: options.now });
     const modelSummarizer = summaryModel(options);
+    const chatApi = chatModelApi(options);
     this.host = new ContextEngineHost({
+      // Engines that require thread projection may run when the agent's model keeps server threads.
+      hostDescriptor: threadHostDescriptor({ api: chatApi ?? "none", llmComplete: false }),
       registry: options.registry,
       config: options.config,
       logger: options.logger,
@@ -117,6 +121,20 @@ function summaryModel(options: AgentRuntimeOptions): Summarizer | undefined {
     return createModelSummarizer({ id: `model:${resolved.ref}`, complete: createSummaryComplete(resolved) });
   } catch {
     // No usable model: compaction summarizes extractively until one is configured.
+    return undefined;
+  }
+}
+
+/** The API of the agent's chat model, when one resolves (it decides the host's thread capability). */
+function chatModelApi(options: AgentRuntimeOptions): string | undefined {
+  try {
+    return resolveModel(options.config, {
+      agentId: options.agentId,
+      purpose: "chat",
+      env: options.env,
+      configPath: options.configPath,
+    }).model.api;
+  } catch {
     return undefined;
   }
 }

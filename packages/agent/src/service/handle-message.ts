@@ -17,8 +17,10 @@ import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js"
 import type { TurnEvent } from "../runner/events.js";
 import { createModelStep } from "../runner/model-step.js";
 import { createSpawnSubagentTool, isSubagentSessionKey } from "../subagents/spawn-tool.js";
+import { createThreadProjectingCallModel } from "../threads/thread-projection.js";
 import { ToolRegistry } from "../tools/tool.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
+import { cliBackendFor, configuredModelRef, runCliBackendMessage } from "./cli-backend-turn.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
 import { runCommand, statusOf } from "./session-commands.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -66,6 +68,17 @@ async function runModelTurn(
       // The listener's failure is its own.
     }
   };
+  const backend = cliBackendFor(
+    service.options.config,
+    configuredModelRef(service.options.config, open.runtime.agentId, settings.model),
+  );
+  if (backend !== undefined) {
+    try {
+      return await runCliBackendMessage(service, open, backend, prompt, options, emit);
+    } catch (error) {
+      return failure(emit, error, options.signal?.aborted === true);
+    }
+  }
   let resolved: ResolvedModel;
   try {
     resolved = resolveModel(service.options.config, {
@@ -82,16 +95,21 @@ async function runModelTurn(
   const { runtime } = open;
   const tools = toolsForRun(service, open);
   const step = createModelStep({
-    callModel: (context, callOptions) => {
-      open.lastRequestMessages = context.messages;
-      return callModel(resolved, context, {
-        ...callOptions,
-        sessionId: open.session.sessionId,
-        ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
-          ? {}
-          : { reasoning: settings.thinkingLevel }),
-      });
-    },
+    // Providers that keep a server thread (OpenAI Responses) get the context once per epoch when
+    // the engine asks for `thread_bootstrap`; every other call is projected in full.
+    callModel: createThreadProjectingCallModel({
+      state: open.threadState,
+      base: (context, callOptions) => {
+        open.lastRequestMessages = context.messages;
+        return callModel(resolved, context, {
+          ...callOptions,
+          sessionId: open.session.sessionId,
+          ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
+            ? {}
+            : { reasoning: settings.thinkingLevel }),
+        });
+      },
+    }),
     isOverflow: (message) => isOverflowMessage(message, resolved.contextWindow),
     tools,
     onEvent: emit,

@@ -12,6 +12,7 @@ import {
   TranscriptHostSession,
   UnknownSessionError,
 } from "@clew/core";
+import { createThreadState, type ThreadState } from "../threads/thread-state.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { AgentRuntime } from "./agent-runtime.js";
 import type {
@@ -50,6 +51,8 @@ export interface OpenSession {
   controllers: Set<AbortController>;
   /** What the model was sent on the latest call of the current run; a fork starts from it. */
   lastRequestMessages?: AgentMessage[];
+  /** The provider-side thread this session continues, for APIs that keep one. */
+  threadState: ThreadState;
 }
 
 /**
@@ -215,7 +218,14 @@ export class LocalAgentService implements AgentService {
       sessionKey: key,
       cwd: runtime.workspaceDir,
     });
-    const opened: OpenSession = { key, runtime, session, queue: Promise.resolve(), controllers: new Set() };
+    const opened: OpenSession = {
+      key,
+      runtime,
+      session,
+      queue: Promise.resolve(),
+      controllers: new Set(),
+      threadState: createThreadState(),
+    };
     this.open.set(key, opened);
     return opened;
   }

@@ -20,7 +20,8 @@ export function buildSystemPrompt(options: {
     "## Workspace",
     `Your working directory is ${options.workspaceDir}. Relative paths resolve there.`,
     "",
-    "## Time",
-    `Current time (UTC): ${new Date(options.now).toISOString()}`,
+    "## Date",
+    // The date only: a prompt that changes every call breaks provider prompt caches and server threads.
+    `Today is ${new Date(options.now).toISOString().slice(0, 10)} (UTC). Run \`date\` for the exact time.`,
   ].join("\n");
 }

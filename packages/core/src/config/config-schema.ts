@@ -58,6 +58,20 @@ export const clewConfigSchema = {
   additionalProperties: true,
   properties: {
     models: modelsSchema,
+    cliBackends: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        additionalProperties: false,
+        required: ["command"],
+        properties: {
+          command: { type: "string", minLength: 1 },
+          args: { type: "array", items: { type: "string" } },
+          timeoutMs: positiveInteger,
+          capabilities: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
     plugins: {
       type: "object",
       additionalProperties: false,
@@ -104,6 +118,10 @@ export const clewConfigSchema = {
             model: modelRef,
             contextTokens: positiveInteger,
             historyLimit: nonNegativeInteger,
+            bootstrapMaxChars: positiveInteger,
+            bootstrapTotalMaxChars: positiveInteger,
+            bootstrapPromptTruncationWarning: { enum: ["off", "once", "always"] },
+            userTimezone: { type: "string", minLength: 1 },
             tokens: {
               type: "object",
               additionalProperties: false,

@@ -50,6 +50,14 @@ export interface AgentDefaultsConfig {
   contextPruning?: Record<string, unknown>;
   /** Caps the context window used for budgeting, whatever the model allows. */
   contextTokens?: number;
+  /** Per-file cap on injected workspace files (AGENTS.md, SOUL.md, ...). Default 12,000 chars. */
+  bootstrapMaxChars?: number;
+  /** Cap over all injected workspace files together. Default 60,000 chars. */
+  bootstrapTotalMaxChars?: number;
+  /** When the prompt warns that workspace files were truncated. Default `once`. */
+  bootstrapPromptTruncationWarning?: "off" | "once" | "always";
+  /** IANA time zone of the user (e.g. `Europe/Madrid`); the prompt then shows local time too. */
+  userTimezone?: string;
 }
 
 export interface ClewConfig {

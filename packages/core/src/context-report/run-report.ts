@@ -46,6 +46,8 @@ export interface ContextRunReport {
     status: "OK" | "TRUNCATED" | "MISSING";
     rawChars: number;
     injectedChars: number;
+    /** Why a TRUNCATED file was cut: larger than max/file, or the total budget ran out. */
+    causes?: Array<"per-file-limit" | "total-limit">;
   }>;
   skills: {
     /** Chars of the whole skills list in the prompt. */
@@ -70,6 +72,8 @@ export interface ContextRunReport {
     chars: HistoryBreakdown;
     /** Counted with the session's token counter. */
     tokens: HistoryBreakdown;
+    /** Id of the token counter behind `tokens` (e.g. `chars/4`, `o200k`). */
+    counter?: string;
   };
   session: {
     /** Tokens of the prompt the provider reported for the run's last call, when it did. */

@@ -1,6 +1,6 @@
 import { isAbortForSignal } from "../context-engine/abort.js";
 import { assertContextEngineHostSupport } from "../context-engine/host-requirements.js";
-import type { ContextEngine } from "../context-engine/types.js";
+import type { ContextEngine, ContextEngineProjection } from "../context-engine/types.js";
 import { ContextOverflowError, describeError } from "../errors.js";
 import {
   type AgentMessage,
@@ -23,6 +23,8 @@ export interface ModelStepRequest {
   /** 0 for the first call of the turn, then one more per tool-loop iteration. */
   step: number;
   signal?: AbortSignal;
+  /** How the engine wants its context projected (server threads reuse it per `epoch`). */
+  contextProjection?: ContextEngineProjection;
 }
 
 export interface ModelStepResult {
@@ -154,6 +156,9 @@ export async function runContextEngineTurn(
           messages: [...prepared.messages, ...pending],
           step,
           ...signalOf(params.signal),
+          ...(prepared.assembled.contextProjection === undefined
+            ? {}
+            : { contextProjection: prepared.assembled.contextProjection }),
         });
       } catch (error) {
         if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;

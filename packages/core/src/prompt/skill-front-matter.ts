@@ -32,7 +32,8 @@ export function parseSkillFrontMatter(text: string): FrontMatterParse {
     const key = match[1] ?? "";
     const continuation = continuationLines(lines, index + 1, end);
     if (WANTED_KEYS.has(key)) {
-      if (values[key as "name" | "description"] !== undefined) return fail(index + 1, `duplicate key "${key}"`);
+      if (values[key as "name" | "description"] !== undefined)
+        return fail(index + 1, `duplicate key "${key}"`);
       const parsed = parseValue((match[2] ?? "").trim(), continuation, key);
       if (!parsed.ok) return fail(index + 1, parsed.reason);
       values[key as "name" | "description"] = parsed.value;
@@ -96,7 +97,9 @@ function foldLines(parts: readonly string[]): string {
 }
 
 function blockScalar(literal: boolean, continuation: readonly string[]): string {
-  const indents = continuation.filter((line) => line.trim() !== "").map((line) => /^\s*/.exec(line)?.[0].length ?? 0);
+  const indents = continuation
+    .filter((line) => line.trim() !== "")
+    .map((line) => /^\s*/.exec(line)?.[0].length ?? 0);
   const indent = indents.length === 0 ? 0 : Math.min(...indents);
   const lines = continuation.map((line) => line.slice(indent).trimEnd());
   return (literal ? lines.join("\n") : foldLines(lines)).trim();

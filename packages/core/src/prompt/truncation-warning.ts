@@ -64,9 +64,12 @@ export function renderTruncationWarning(files: readonly InjectedWorkspaceFile[])
     "Treat Project Context as partial and read the relevant files directly when details seem missing.",
   ];
   for (const file of truncated.slice(0, NAMED_FILES)) {
-    const causes = file.causes.map((cause) => (cause === "per-file-limit" ? "max/file" : "max/total")).join(", ");
+    const causes = file.causes
+      .map((cause) => (cause === "per-file-limit" ? "max/file" : "max/total"))
+      .join(", ");
     lines.push(`- ${file.name}: ${file.rawChars} raw -> ${file.injectedChars} injected chars (${causes})`);
   }
-  if (truncated.length > NAMED_FILES) lines.push(`- +${truncated.length - NAMED_FILES} more truncated file(s)`);
+  if (truncated.length > NAMED_FILES)
+    lines.push(`- +${truncated.length - NAMED_FILES} more truncated file(s)`);
   return lines.join("\n");
 }

@@ -1,0 +1,10 @@
+import { writeFile } from "node:fs/promises";
+import { contextMapData, renderContextMapSvg, renderContextMapPng, contextMapSubtitle } from "./packages/agent/src/context-report/index.js";
+import { sampleRunReport } from "./packages/agent/test/context-report/fixtures.js";
+const report = sampleRunReport({ engineAdditionChars: 1840 });
+const started = performance.now();
+const svg = renderContextMapSvg(contextMapData(report), { title: "Context map", subtitle: contextMapSubtitle(report) });
+const png = renderContextMapPng(svg);
+console.log("ms", performance.now() - started, png.length);
+await writeFile("/tmp/clew-context-map.png", png);
+await writeFile("/tmp/clew-context-map.svg", svg);
