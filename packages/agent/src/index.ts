@@ -1,4 +1,17 @@
 export * from "./commands/index.js";
+export * from "./context-report/index.js";
+export {
+  CLI_BACKEND_MAX_REPLY_CHARS,
+  type CliBackend,
+  type CliBackendConfig,
+  type CliBackendReply,
+  type CliBackendTurnParams,
+  cliBackendDescriptor,
+  DEFAULT_CLI_BACKEND_CAPABILITIES,
+  DEFAULT_CLI_BACKEND_TIMEOUT_MS,
+  runCliBackendTurn,
+} from "./hosts/cli-backend.js";
+export { CliBackendError, type CliBackendFailure } from "./hosts/cli-backend-error.js";
 export { BUILT_IN_PROVIDERS, type BuiltInProviderName } from "./providers/built-in-providers.js";
 export {
   type CallModelOptions,
@@ -38,6 +51,19 @@ export {
   type OpenSession,
 } from "./service/local-agent-service.js";
 export {
+  type ThreadHostDescriptorOptions,
+  threadHostDescriptor,
+} from "./threads/thread-host-descriptor.js";
+export {
+  createThreadProjectingCallModel,
+  type PayloadHook,
+  THREAD_PROJECTION_APIS,
+  type ThreadBaseCallModel,
+  type ThreadCallOptions,
+  type ThreadProjectingCallModelOptions,
+} from "./threads/thread-projection.js";
+export { createThreadState, resetThreadState, type ThreadState } from "./threads/thread-state.js";
+export {
   BUILTIN_TOOL_OWNER,
   type BuiltinToolsEnvironment,
   createBuiltinTools,
@@ -67,29 +93,3 @@ export {
 } from "./tools/read-tool.js";
 export { type AnyAgentTool, type ToolEnvironment, ToolRegistry } from "./tools/tool.js";
 export { createWriteTool, type WriteToolDetails, type WriteToolOptions } from "./tools/write-tool.js";
-export { type CliBackendFailure, CliBackendError } from "./hosts/cli-backend-error.js";
-export {
-  CLI_BACKEND_MAX_REPLY_CHARS,
-  type CliBackend,
-  type CliBackendConfig,
-  type CliBackendReply,
-  type CliBackendTurnParams,
-  cliBackendDescriptor,
-  DEFAULT_CLI_BACKEND_CAPABILITIES,
-  DEFAULT_CLI_BACKEND_TIMEOUT_MS,
-  runCliBackendTurn,
-} from "./hosts/cli-backend.js";
-export {
-  type ThreadHostDescriptorOptions,
-  threadHostDescriptor,
-} from "./threads/thread-host-descriptor.js";
-export {
-  createThreadProjectingCallModel,
-  type PayloadHook,
-  THREAD_PROJECTION_APIS,
-  type ThreadBaseCallModel,
-  type ThreadCallOptions,
-  type ThreadProjectingCallModelOptions,
-} from "./threads/thread-projection.js";
-export { createThreadState, resetThreadState, type ThreadState } from "./threads/thread-state.js";
-export * from "./context-report/index.js";

@@ -92,6 +92,16 @@ export {
 } from "./context-engine/selection.js";
 export * from "./context-engine/types.js";
 export {
+  type BuildRunReportInput,
+  buildRunReport,
+  estimateRunReport,
+  historyKindOf,
+  type RunReportContext,
+  type RunReportIdentity,
+} from "./context-report/build-run-report.js";
+export type { ContextRunReport, HistoryBreakdown } from "./context-report/run-report.js";
+export { contextRunReportSchema } from "./context-report/run-report-schema.js";
+export {
   ClewError,
   type ClewErrorCategory,
   ConfigError,
@@ -200,6 +210,85 @@ export {
   type TranscriptPolicy,
   type TranscriptPolicyTarget,
 } from "./pipeline/transcript-policy.js";
+export {
+  type BuiltSystemPrompt,
+  buildSystemPrompt,
+  PROMPT_SECTION_NAMES,
+  PROMPT_SECTION_SEPARATOR,
+  type SystemPromptInput,
+  type SystemPromptSection,
+  withEngineAddition,
+} from "./prompt/build-system-prompt.js";
+export {
+  defaultSkillsDirs,
+  type LoadedSkills,
+  loadSkills,
+  SKILL_DESCRIPTION_MAX_CHARS,
+  SKILL_FILE_NAME,
+  SKILL_NAME_MAX_CHARS,
+  type SkillEntry,
+  type SkillProblem,
+  skillFromText,
+} from "./prompt/load-skills.js";
+export {
+  type PreparedSystemPrompt,
+  type PrepareSystemPromptOptions,
+  prepareSystemPrompt,
+} from "./prompt/prepare-system-prompt.js";
+export {
+  DEFAULT_IDENTITY_LINE,
+  describeRuntimeHost,
+  escapeXml,
+  formatLocalTime,
+  isValidTimeZone,
+  PROJECT_CONTEXT_HEADING,
+  type PromptTool,
+  type RuntimeInfo,
+  renderSkillEntry,
+  toolSummary,
+} from "./prompt/prompt-sections.js";
+export {
+  DEFAULT_BOOTSTRAP_MAX_CHARS,
+  DEFAULT_BOOTSTRAP_TOTAL_MAX_CHARS,
+  DEFAULT_TRUNCATION_WARNING_MODE,
+  type PromptSettings,
+  resolvePromptSettings,
+} from "./prompt/prompt-settings.js";
+export { type FrontMatterParse, parseSkillFrontMatter } from "./prompt/skill-front-matter.js";
+export {
+  cutHeadAndTail,
+  type InjectedWorkspaceFile,
+  MIN_FILE_BUDGET_CHARS,
+  TRUNCATION_HEAD_RATIO,
+  TRUNCATION_TAIL_RATIO,
+  type TruncatedWorkspaceFiles,
+  type TruncationCause,
+  truncateWorkspaceFiles,
+  truncationMarker,
+  type WorkspaceFileLimits,
+  type WorkspaceFileStatus,
+  type WorkspaceFilesAnalysis,
+} from "./prompt/truncate-workspace-files.js";
+export {
+  decideTruncationWarning,
+  renderTruncationWarning,
+  TRUNCATION_WARNING_MODES,
+  type TruncationWarningDecision,
+  type TruncationWarningMode,
+  type TruncationWarningState,
+  truncationSignature,
+} from "./prompt/truncation-warning.js";
+export {
+  BOOTSTRAP_FILE_NAME,
+  createWorkspaceFileReader,
+  type LoadWorkspaceFilesOptions,
+  loadWorkspaceFiles,
+  MEMORY_FILE_NAME,
+  WORKSPACE_FILE_MAX_BYTES,
+  WORKSPACE_FILE_NAMES,
+  type WorkspaceFile,
+  type WorkspaceFileReader,
+} from "./prompt/workspace-files.js";
 export {
   isPruningDue,
   type PruneContextOptions,
@@ -318,92 +407,3 @@ export type {
   TranscriptLoadIssue,
   TranscriptStore,
 } from "./transcript/transcript-store.js";
-export type { ContextRunReport, HistoryBreakdown } from "./context-report/run-report.js";
-export {
-  type BuildRunReportInput,
-  buildRunReport,
-  estimateRunReport,
-  historyKindOf,
-  type RunReportContext,
-  type RunReportIdentity,
-} from "./context-report/build-run-report.js";
-export { contextRunReportSchema } from "./context-report/run-report-schema.js";
-export {
-  type BuiltSystemPrompt,
-  buildSystemPrompt,
-  PROMPT_SECTION_NAMES,
-  PROMPT_SECTION_SEPARATOR,
-  type SystemPromptInput,
-  type SystemPromptSection,
-  withEngineAddition,
-} from "./prompt/build-system-prompt.js";
-export {
-  defaultSkillsDirs,
-  type LoadedSkills,
-  loadSkills,
-  SKILL_DESCRIPTION_MAX_CHARS,
-  SKILL_FILE_NAME,
-  SKILL_NAME_MAX_CHARS,
-  type SkillEntry,
-  type SkillProblem,
-  skillFromText,
-} from "./prompt/load-skills.js";
-export {
-  type PreparedSystemPrompt,
-  type PrepareSystemPromptOptions,
-  prepareSystemPrompt,
-} from "./prompt/prepare-system-prompt.js";
-export {
-  DEFAULT_IDENTITY_LINE,
-  describeRuntimeHost,
-  escapeXml,
-  formatLocalTime,
-  isValidTimeZone,
-  PROJECT_CONTEXT_HEADING,
-  type PromptTool,
-  type RuntimeInfo,
-  renderSkillEntry,
-  toolSummary,
-} from "./prompt/prompt-sections.js";
-export {
-  DEFAULT_BOOTSTRAP_MAX_CHARS,
-  DEFAULT_BOOTSTRAP_TOTAL_MAX_CHARS,
-  DEFAULT_TRUNCATION_WARNING_MODE,
-  type PromptSettings,
-  resolvePromptSettings,
-} from "./prompt/prompt-settings.js";
-export { type FrontMatterParse, parseSkillFrontMatter } from "./prompt/skill-front-matter.js";
-export {
-  cutHeadAndTail,
-  type InjectedWorkspaceFile,
-  MIN_FILE_BUDGET_CHARS,
-  TRUNCATION_HEAD_RATIO,
-  TRUNCATION_TAIL_RATIO,
-  type TruncatedWorkspaceFiles,
-  type TruncationCause,
-  truncateWorkspaceFiles,
-  truncationMarker,
-  type WorkspaceFileLimits,
-  type WorkspaceFileStatus,
-  type WorkspaceFilesAnalysis,
-} from "./prompt/truncate-workspace-files.js";
-export {
-  decideTruncationWarning,
-  renderTruncationWarning,
-  TRUNCATION_WARNING_MODES,
-  type TruncationWarningDecision,
-  type TruncationWarningMode,
-  type TruncationWarningState,
-  truncationSignature,
-} from "./prompt/truncation-warning.js";
-export {
-  BOOTSTRAP_FILE_NAME,
-  createWorkspaceFileReader,
-  type LoadWorkspaceFilesOptions,
-  loadWorkspaceFiles,
-  MEMORY_FILE_NAME,
-  WORKSPACE_FILE_MAX_BYTES,
-  WORKSPACE_FILE_NAMES,
-  type WorkspaceFile,
-  type WorkspaceFileReader,
-} from "./prompt/workspace-files.js";

@@ -69,3 +69,4 @@ export function compactContextEngineWithSafetyTimeout(
     abortSignal === undefined ? { timeoutMs } : { timeoutMs, signal: abortSignal },
   );
 }
+export type { PluginApi, PluginCommand, PluginCommandContext, PluginRegister } from "./plugin-api.js";

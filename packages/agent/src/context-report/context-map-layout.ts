@@ -71,21 +71,23 @@ export function layoutContextMap(
     .paddingOuter((node) => (node.depth === 1 ? inset : 0))
     .paddingTop((node) => (node.depth !== 1 ? 0 : hasHeader(node) ? inset + headerHeight : inset))(root);
 
-  return (laidOut.children ?? []).map((groupNode, groupIndex) => {
+  return (laidOut.children ?? []).flatMap((groupNode, groupIndex) => {
+    if (groupNode.data.kind !== "group") return [];
     const header = hasHeader(groupNode);
-    const leaves = groupNode.children ?? [];
-    return {
-      group: groupDatum(groupNode),
-      index: groupIndex,
-      rect: toRect(groupNode, area),
-      inner: innerRect(groupNode, area, inset, header ? inset + headerHeight : inset),
-      hasHeader: header,
-      leaves: leaves.map((leafNode, leafIndex) => ({
-        leaf: leafDatum(leafNode),
-        index: leafIndex,
-        rect: toRect(leafNode, area),
-      })),
-    };
+    return [
+      {
+        group: groupNode.data.group,
+        index: groupIndex,
+        rect: toRect(groupNode, area),
+        inner: innerRect(groupNode, area, inset, header ? inset + headerHeight : inset),
+        hasHeader: header,
+        leaves: (groupNode.children ?? []).flatMap((leafNode, leafIndex) =>
+          leafNode.data.kind === "leaf"
+            ? [{ leaf: leafNode.data.leaf, index: leafIndex, rect: toRect(leafNode, area) }]
+            : [],
+        ),
+      },
+    ];
   });
 }
 
@@ -93,16 +95,6 @@ function childrenOf(node: MapNode): MapNode[] | undefined {
   if (node.kind === "root") return node.groups.map((group) => ({ kind: "group", group }));
   if (node.kind === "group") return node.group.leaves.map((leaf) => ({ kind: "leaf", leaf }));
   return undefined;
-}
-
-function groupDatum(node: HierarchyRectangularNode<MapNode>): ContextMapGroup {
-  if (node.data.kind !== "group") throw new Error("context map layout: expected a group node");
-  return node.data.group;
-}
-
-function leafDatum(node: HierarchyRectangularNode<MapNode>): ContextMapLeaf {
-  if (node.data.kind !== "leaf") throw new Error("context map layout: expected a leaf node");
-  return node.data.leaf;
 }
 
 function toRect(node: HierarchyRectangularNode<MapNode>, area: Rect): Rect {

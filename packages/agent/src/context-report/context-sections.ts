@@ -52,8 +52,10 @@ export function truncationWarningLines(report: ContextRunReport): string[] {
   if (truncated.length === 0) return [];
   const rawChars = sum(truncated.map((file) => file.rawChars));
   const injectedChars = sum(truncated.map((file) => file.injectedChars));
-  const overFile = truncated.filter((file) => file.rawChars > report.bootstrap.maxChars).length;
-  const overTotal = truncated.length - overFile;
+  const overFile = truncated.filter((file) =>
+    truncationCauses(file, report).includes("per-file-limit"),
+  ).length;
+  const overTotal = truncated.filter((file) => truncationCauses(file, report).includes("total-limit")).length;
   const causes = [
     overFile > 0 ? `${overFile} file(s) exceeded max/file` : undefined,
     overTotal > 0 ? `${overTotal} file(s) hit max/total` : undefined,
@@ -64,6 +66,17 @@ export function truncationWarningLines(report: ContextRunReport): string[] {
     `Causes: ${causes.join("; ")}.`,
     `Tip: raise ${FILE_CONFIG_KEY} or ${TOTAL_CONFIG_KEY}, or shorten the file(s).`,
   ];
+}
+
+type InjectedFile = ContextRunReport["injectedWorkspaceFiles"][number];
+
+/** The report's causes; reports without them get the per-file cause when the raw file was larger. */
+function truncationCauses(
+  file: InjectedFile,
+  report: ContextRunReport,
+): ReadonlyArray<"per-file-limit" | "total-limit"> {
+  if (file.causes !== undefined) return file.causes;
+  return file.rawChars > report.bootstrap.maxChars ? ["per-file-limit"] : ["total-limit"];
 }
 
 /** One line per injected workspace file, in prompt order. */

@@ -1,3 +1,4 @@
+export { contextJsonSchema } from "./context-json-schema.js";
 export {
   CONTEXT_MAP_GROUPS,
   type ContextMapData,
@@ -13,11 +14,14 @@ export {
   layoutContextMap,
   type Rect,
 } from "./context-map-layout.js";
-export { contextJsonSchema } from "./context-json-schema.js";
 export type { ContextTextOptions } from "./context-sections.js";
 export { DETAIL_TOP_COUNT, formatContextDetail } from "./format-context-detail.js";
 export { formatContextHelp } from "./format-context-help.js";
-export { type ContextJsonDocument, type ContextJsonSession, formatContextJson } from "./format-context-json.js";
+export {
+  type ContextJsonDocument,
+  type ContextJsonSession,
+  formatContextJson,
+} from "./format-context-json.js";
 export { formatContextList } from "./format-context-list.js";
 export { type ContextMapPngOptions, renderContextMapPng } from "./render-context-map-png.js";
 export {

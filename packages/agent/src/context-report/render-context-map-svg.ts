@@ -1,7 +1,12 @@
 import { InvalidOptionError } from "@clew/core";
 import type { ContextMapData } from "./context-map-data.js";
 import { type LaidOutGroup, type LaidOutLeaf, layoutContextMap, type Rect } from "./context-map-layout.js";
-import { formatCharsAndTokens, formatCharsAndTokensShort, formatInteger, formatShare } from "./format-figures.js";
+import {
+  formatCharsAndTokens,
+  formatCharsAndTokensShort,
+  formatInteger,
+  formatShare,
+} from "./format-figures.js";
 import {
   fitText,
   groupFillColor,
@@ -67,7 +72,8 @@ export function renderContextMapSvg(data: ContextMapData, options: ContextMapSvg
   const width = options.width ?? 1280;
   const height = options.height ?? 860;
   if (!Number.isFinite(width) || width < 640) throw new InvalidOptionError("width", width, "a number ≥ 640");
-  if (!Number.isFinite(height) || height < 420) throw new InvalidOptionError("height", height, "a number ≥ 420");
+  if (!Number.isFinite(height) || height < 420)
+    throw new InvalidOptionError("height", height, "a number ≥ 420");
   const frame = contextMapFrame(width, height);
   const groups = layoutContextMap(data, frame.treemap);
   const parts = [
@@ -90,9 +96,12 @@ function headerParts(options: ContextMapSvgOptions, width: number): string[] {
     svgRect({ x: 0, y: 0, width, height: HEADER_HEIGHT }, `fill="${HEADER_FILL}"`),
     svgText(title, { x: PADDING, y: 38, fontSize: 26, weight: "bold", fill: "#f8fafc", className: "title" }),
   ];
-  const subtitle = options.subtitle === undefined ? undefined : fitText(options.subtitle, width - 2 * PADDING, 14);
+  const subtitle =
+    options.subtitle === undefined ? undefined : fitText(options.subtitle, width - 2 * PADDING, 14);
   if (subtitle !== undefined) {
-    parts.push(svgText(subtitle, { x: PADDING, y: 62, fontSize: 14, fill: "#b0c4de", className: "subtitle" }));
+    parts.push(
+      svgText(subtitle, { x: PADDING, y: 62, fontSize: 14, fill: "#b0c4de", className: "subtitle" }),
+    );
   }
   return parts;
 }
@@ -128,7 +137,9 @@ function groupHeaderParts(laidOut: LaidOutGroup, color: string): string[] {
   const group = laidOut.group;
   const full = `${group.name} · ${formatCharsAndTokensShort(group.chars, group.tokens)}`;
   const label =
-    textWidth(full, GROUP_LABEL.fontSize, "bold") <= room ? full : fitText(group.name, room, GROUP_LABEL.fontSize, "bold");
+    textWidth(full, GROUP_LABEL.fontSize, "bold") <= room
+      ? full
+      : fitText(group.name, room, GROUP_LABEL.fontSize, "bold");
   if (label === undefined) return [];
   return [
     svgText(label, {
@@ -146,7 +157,10 @@ function leafParts(laidOut: LaidOutGroup, laidOutLeaf: LaidOutLeaf): string[] {
   const fill = leafFillColor(laidOut.group.color, laidOutLeaf.index);
   const rect = laidOutLeaf.rect;
   const parts = [
-    svgRect(rect, `class="leaf" fill="${hexColor(fill)}" stroke="${GROUP_BORDER}" stroke-opacity="0.45" stroke-width="1"`),
+    svgRect(
+      rect,
+      `class="leaf" fill="${hexColor(fill)}" stroke="${GROUP_BORDER}" stroke-opacity="0.45" stroke-width="1"`,
+    ),
   ];
   const label = leafLabelLines(laidOutLeaf);
   const color = textColorOn(fill);
@@ -154,12 +168,21 @@ function leafParts(laidOut: LaidOutGroup, laidOutLeaf: LaidOutLeaf): string[] {
   let baseline = rect.y + LEAF_LABEL.padding + LEAF_LABEL.nameSize - 1;
   if (label.name !== undefined) {
     parts.push(
-      svgText(label.name, { x, y: baseline, fontSize: LEAF_LABEL.nameSize, weight: "bold", fill: color, className: "leaf-name" }),
+      svgText(label.name, {
+        x,
+        y: baseline,
+        fontSize: LEAF_LABEL.nameSize,
+        weight: "bold",
+        fill: color,
+        className: "leaf-name",
+      }),
     );
     baseline += LEAF_LABEL.sizeLine + 1;
   }
   for (const line of label.size) {
-    parts.push(svgText(line, { x, y: baseline, fontSize: LEAF_LABEL.sizeSize, fill: color, className: "leaf-size" }));
+    parts.push(
+      svgText(line, { x, y: baseline, fontSize: LEAF_LABEL.sizeSize, fill: color, className: "leaf-size" }),
+    );
     baseline += LEAF_LABEL.sizeLine;
   }
   return parts;
@@ -188,13 +211,26 @@ export function leafLabelLines(laidOutLeaf: LaidOutLeaf): { name?: string; size:
   return { name, size: [] };
 }
 
-const LEGEND = { inset: 16, textX: 44, groupRow: 50, compactGroupRow: 26, contributorRow: 20, noteHeight: 52 } as const;
+const LEGEND = {
+  inset: 16,
+  textX: 44,
+  groupRow: 50,
+  compactGroupRow: 26,
+  contributorRow: 20,
+  noteHeight: 52,
+} as const;
 
 /** Swatch, name, share and size per group; then the largest leaves, which small tiles cannot label. */
 function legendParts(data: ContextMapData, area: Rect): string[] {
   const parts = [
     svgRect(area, 'fill="#f8fafc" stroke="#d5dce4" stroke-width="1"'),
-    svgText("Legend", { x: area.x + LEGEND.inset, y: area.y + 30, fontSize: 16, weight: "bold", fill: "#0f172a" }),
+    svgText("Legend", {
+      x: area.x + LEGEND.inset,
+      y: area.y + 30,
+      fontSize: 16,
+      weight: "bold",
+      fill: "#0f172a",
+    }),
   ];
   const textRoom = area.width - LEGEND.textX - 12;
   const roomForRows = area.height - 50 - LEGEND.noteHeight;
@@ -206,22 +242,56 @@ function legendParts(data: ContextMapData, area: Rect): string[] {
     const share = formatShare(group.chars, data.totalChars);
     const name = fitText(group.name, textRoom - textWidth(share, 13, "bold") - 8, 13, "bold", 1) ?? "";
     parts.push(
-      svgRect({ x: area.x + LEGEND.inset, y: top, width: 18, height: 18 }, `fill="${hexColor(group.color)}" stroke="#0f172a"`),
-      svgText(name, { x: area.x + LEGEND.textX, y: top + 14, fontSize: 13, weight: "bold", fill: "#0f172a", className: "legend-name" }),
-      svgText(share, { x: area.x + area.width - 12, y: top + 14, fontSize: 13, weight: "bold", anchor: "end", fill: "#0f172a" }),
+      svgRect(
+        { x: area.x + LEGEND.inset, y: top, width: 18, height: 18 },
+        `fill="${hexColor(group.color)}" stroke="#0f172a"`,
+      ),
+      svgText(name, {
+        x: area.x + LEGEND.textX,
+        y: top + 14,
+        fontSize: 13,
+        weight: "bold",
+        fill: "#0f172a",
+        className: "legend-name",
+      }),
+      svgText(share, {
+        x: area.x + area.width - 12,
+        y: top + 14,
+        fontSize: 13,
+        weight: "bold",
+        anchor: "end",
+        fill: "#0f172a",
+      }),
     );
     if (!compact) {
-      const size = fitText(formatCharsAndTokensShort(group.chars, group.tokens), textRoom, 12, "regular", 1) ?? "";
+      const size =
+        fitText(formatCharsAndTokensShort(group.chars, group.tokens), textRoom, 12, "regular", 1) ?? "";
       parts.push(svgText(size, { x: area.x + LEGEND.textX, y: top + 32, fontSize: 12, fill: "#475569" }));
     }
   });
   const rowsBottom = area.y + 50 + data.groups.length * rowHeight;
   const contributorsTop = rowsBottom + 16;
-  parts.push(...contributorParts(data, { ...area, y: contributorsTop, height: area.y + area.height - contributorsTop }));
+  parts.push(
+    ...contributorParts(data, {
+      ...area,
+      y: contributorsTop,
+      height: area.y + area.height - contributorsTop,
+    }),
+  );
   if (rowsBottom + LEGEND.noteHeight <= area.y + area.height) {
     parts.push(
-      svgText("Tile area is proportional", { x: area.x + LEGEND.inset, y: area.y + area.height - 32, fontSize: 12, fill: "#64748b" }),
-      svgText("to characters sent.", { x: area.x + LEGEND.inset, y: area.y + area.height - 15, fontSize: 12, fill: "#64748b" }),
+      svgText("Tile area is proportional", {
+        x: area.x + LEGEND.inset,
+        y: area.y + area.height - 32,
+        fontSize: 12,
+        fill: "#64748b",
+      }),
+      svgText("to characters sent.", {
+        x: area.x + LEGEND.inset,
+        y: area.y + area.height - 15,
+        fontSize: 12,
+        fill: "#64748b",
+      }),
     );
   }
   return parts;
@@ -236,7 +306,13 @@ function contributorParts(data: ContextMapData, area: Rect): string[] {
     .sort((left, right) => right.leaf.chars - left.leaf.chars)
     .slice(0, rows);
   const parts = [
-    svgText("Largest contributors", { x: area.x + LEGEND.inset, y: area.y + 14, fontSize: 13, weight: "bold", fill: "#0f172a" }),
+    svgText("Largest contributors", {
+      x: area.x + LEGEND.inset,
+      y: area.y + 14,
+      fontSize: 13,
+      weight: "bold",
+      fill: "#0f172a",
+    }),
   ];
   leaves.forEach(({ group, leaf, index }, row) => {
     const baseline = area.y + 36 + row * LEGEND.contributorRow;
@@ -254,7 +330,13 @@ function contributorParts(data: ContextMapData, area: Rect): string[] {
         fill: "#0f172a",
         className: "contributor",
       }),
-      svgText(tokens, { x: area.x + area.width - 12, y: baseline, fontSize: 12, anchor: "end", fill: "#475569" }),
+      svgText(tokens, {
+        x: area.x + area.width - 12,
+        y: baseline,
+        fontSize: 12,
+        anchor: "end",
+        fill: "#475569",
+      }),
     );
   });
   return parts;

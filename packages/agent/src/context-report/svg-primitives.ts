@@ -19,14 +19,24 @@ export function mixColor(from: Rgb, to: Rgb, amount: number): Rgb {
   }) as unknown as Rgb;
 }
 
-/** Perceived brightness 0–255 (ITU-R 601 weights), to pick dark or light text. */
-export function luminance(color: Rgb): number {
-  return 0.299 * color[0] + 0.587 * color[1] + 0.114 * color[2];
+/** WCAG relative luminance, 0 (black) to 1 (white). */
+export function relativeLuminance(color: Rgb): number {
+  const linear = (channel: number) => {
+    const value = channel / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * linear(color[0]) + 0.7152 * linear(color[1]) + 0.0722 * linear(color[2]);
+}
+
+/** WCAG contrast ratio of two colours, 1 to 21. */
+export function contrastRatio(first: Rgb, second: Rgb): number {
+  const [lighter, darker] = [relativeLuminance(first), relativeLuminance(second)].sort((a, b) => b - a);
+  return ((lighter ?? 0) + 0.05) / ((darker ?? 0) + 0.05);
 }
 
 const WHITE: Rgb = [255, 255, 255];
-const DARK_TEXT = "#10171f";
-const LIGHT_TEXT = "#f8fafc";
+const DARK_TEXT: Rgb = [16, 23, 31];
+const LIGHT_TEXT: Rgb = [248, 250, 252];
 
 /** Leaf `index` of a group: lighter shades for smaller leaves, cycling so neighbours differ. */
 export function leafFillColor(groupColor: Rgb, index: number): Rgb {
@@ -38,8 +48,10 @@ export function groupFillColor(groupColor: Rgb): Rgb {
   return mixColor(groupColor, [18, 22, 27], 0.38);
 }
 
+/** Dark or light text, whichever contrasts more with `background`. */
 export function textColorOn(background: Rgb): string {
-  return luminance(background) > 150 ? DARK_TEXT : LIGHT_TEXT;
+  const dark = contrastRatio(background, DARK_TEXT) >= contrastRatio(background, LIGHT_TEXT);
+  return hexColor(dark ? DARK_TEXT : LIGHT_TEXT);
 }
 
 /**

@@ -57,9 +57,16 @@ export function contextMapCaption(data: ContextMapData): string {
  * really sent; answer `contextMapUnavailableText()` instead) or an unknown format, and the file
  * system's error when the folder cannot be written. Never overwrites another map: ids are unique.
  */
-export async function writeContextMap(report: ContextRunReport, options: WriteContextMapOptions): Promise<string> {
+export async function writeContextMap(
+  report: ContextRunReport,
+  options: WriteContextMapOptions,
+): Promise<string> {
   if (report.source !== "run") {
-    throw new InvalidOptionError("report.source", report.source, '"run" (the map is drawn only from a recorded run)');
+    throw new InvalidOptionError(
+      "report.source",
+      report.source,
+      '"run" (the map is drawn only from a recorded run)',
+    );
   }
   if (options.format !== "png" && options.format !== "svg") {
     throw new InvalidOptionError("format", options.format, '"png" or "svg"');
@@ -70,7 +77,10 @@ export async function writeContextMap(report: ContextRunReport, options: WriteCo
   });
   const content = options.format === "svg" ? svg : renderContextMapPng(svg, options);
   await mkdir(options.outDir, { recursive: true });
-  const path = join(options.outDir, `clew-context-map-${(options.createId ?? randomUUID)()}.${options.format}`);
+  const path = join(
+    options.outDir,
+    `clew-context-map-${(options.createId ?? randomUUID)()}.${options.format}`,
+  );
   await writeFile(path, content, { flag: "wx" });
   return path;
 }

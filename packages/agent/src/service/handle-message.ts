@@ -22,8 +22,8 @@ import { ToolRegistry } from "../tools/tool.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
 import { cliBackendFor, configuredModelRef, runCliBackendMessage } from "./cli-backend-turn.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
+import { prepareRunPrompt, recordRunReport } from "./run-prompt.js";
 import { runCommand, statusOf } from "./session-commands.js";
-import { buildSystemPrompt } from "./system-prompt.js";
 
 /**
  * One message from a user: a command runs and answers; directives are applied (persisted when the
@@ -116,15 +116,12 @@ async function runModelTurn(
     now: service.now,
   });
   try {
+    const prepared = await prepareRunPrompt(service, open, tools, resolved.ref, settings);
     const turn = await runtime.withListener(open.key, emit, () =>
       runtime.host.runTurn({
         session: open.session,
         prompt,
-        systemPrompt: buildSystemPrompt({
-          tools: runtime.tools.list(),
-          workspaceDir: runtime.workspaceDir,
-          now: service.now(),
-        }),
+        systemPrompt: prepared.prompt.text,
         model: {
           id: resolved.model.id,
           provider: resolved.model.provider,
@@ -144,6 +141,18 @@ async function runModelTurn(
       usage,
       turn.newMessages,
       turn.compactions.filter((item) => item.result.compacted).length,
+    );
+    await recordRunReport(service, open, {
+      prepared,
+      lastContext: turn.lastContext,
+      sent: open.lastRequestMessages ?? [],
+      tools,
+      provider: resolved.model.provider,
+      model: resolved.model.id,
+      window: runtime.host.contextWindow({ id: resolved.model.id, contextWindow: resolved.contextWindow }),
+      contextTokens: entry.tokens?.context ?? null,
+    }).catch((error: unknown) =>
+      service.options.logger.warn(`could not record the run report: ${describeError(error)}`),
     );
     const final = [...turn.newMessages].reverse().find(isAssistantMessage);
     if (turn.aborted || final?.stopReason === "aborted")

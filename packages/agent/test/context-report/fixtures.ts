@@ -13,7 +13,7 @@ type ToolEntry = ContextRunReport["tools"]["entries"][number];
 const WORKSPACE_FILES: InjectedFile[] = [
   file("AGENTS.md", "OK", 1742, 1742),
   file("SOUL.md", "OK", 912, 912),
-  file("TOOLS.md", "TRUNCATED", 54_210, 12_000),
+  file("TOOLS.md", "TRUNCATED", 54_210, 12_000, ["per-file-limit"]),
   file("IDENTITY.md", "OK", 211, 211),
   file("USER.md", "OK", 388, 388),
   file("MEMORY.md", "TRUNCATED", 9_804, 6_417),
@@ -90,7 +90,12 @@ export interface SampleReportOptions {
 export function sampleRunReport(options: SampleReportOptions = {}): ContextRunReport {
   const files = options.files ?? WORKSPACE_FILES;
   const tools: ToolEntry[] = TOOLS.slice(0, options.toolCount ?? TOOLS.length).map(
-    ([name, summaryChars, schemaChars, propertiesCount]) => ({ name, summaryChars, schemaChars, propertiesCount }),
+    ([name, summaryChars, schemaChars, propertiesCount]) => ({
+      name,
+      summaryChars,
+      schemaChars,
+      propertiesCount,
+    }),
   );
   const skillEntries = SKILLS.map(([name, blockChars]) => ({
     name,
@@ -151,6 +156,7 @@ export function sampleRunReport(options: SampleReportOptions = {}): ContextRunRe
       messages: 48,
       chars: { user: 8_420, assistant: 21_760, toolResults: 64_310, summaries: 3_950, other: 0 },
       tokens: { user: 2_190, assistant: 5_602, toolResults: 17_944, summaries: 1_011, other: 0 },
+      counter: "o200k",
     },
     session: {
       contextTokens: options.contextTokens === undefined ? 52_418 : options.contextTokens,
@@ -165,7 +171,11 @@ export function sampleEstimateReport(): ContextRunReport {
   const report = sampleRunReport({
     source: "estimate",
     toolCount: 8,
-    files: [file("AGENTS.md", "OK", 1742, 1742), file("SOUL.md", "OK", 912, 912), file("HEARTBEAT.md", "MISSING", 0, 0)],
+    files: [
+      file("AGENTS.md", "OK", 1742, 1742),
+      file("SOUL.md", "OK", 912, 912),
+      file("HEARTBEAT.md", "MISSING", 0, 0),
+    ],
     history: {
       messages: 0,
       chars: { user: 0, assistant: 0, toolResults: 0, summaries: 0, other: 0 },
@@ -177,6 +187,16 @@ export function sampleEstimateReport(): ContextRunReport {
   return { ...rest, session: { ...rest.session, compactions: 0 } };
 }
 
-function file(name: string, status: InjectedFile["status"], rawChars: number, injectedChars: number): InjectedFile {
-  return { name, path: `/home/dev/projects/atlas/${name}`, status, rawChars, injectedChars };
+/** `causes` left out on purpose for some files: reports written before causes existed. */
+export function file(
+  name: string,
+  status: InjectedFile["status"],
+  rawChars: number,
+  injectedChars: number,
+  causes?: InjectedFile["causes"],
+): InjectedFile {
+  const path = `/home/dev/projects/atlas/${name}`;
+  return causes === undefined
+    ? { name, path, status, rawChars, injectedChars }
+    : { name, path, status, rawChars, injectedChars, causes };
 }

@@ -1,12 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import {
-  formatContextDetail,
-  formatContextHelp,
-  formatContextList,
-} from "../../src/context-report/index.js";
-import { sampleEstimateReport, sampleRunReport } from "./fixtures.js";
+import { formatContextDetail, formatContextHelp, formatContextList } from "../../src/context-report/index.js";
+import { file, sampleEstimateReport, sampleRunReport } from "./fixtures.js";
 
 const goldenDir = fileURLToPath(new URL("./golden/", import.meta.url));
 
@@ -86,13 +82,31 @@ describe("/context text details", () => {
     expect(formatContextList(sampleRunReport(), { window: 1000 })).not.toContain("- Other:");
   });
 
+  it("counts a file cut by both limits under both causes", () => {
+    const report = sampleRunReport({
+      files: [file("TOOLS.md", "TRUNCATED", 40_000, 9_000, ["per-file-limit", "total-limit"])],
+    });
+    const text = formatContextList(report, { window: 1000 });
+    expect(text).toContain("1 file(s) truncated (40,000 raw chars -> 9,000 injected chars).");
+    expect(text).toContain("Causes: 1 file(s) exceeded max/file; 1 file(s) hit max/total.");
+  });
+
+  it("prints no warning when no file was truncated", () => {
+    const report = sampleRunReport({ files: [file("AGENTS.md", "OK", 100, 100)] });
+    expect(formatContextDetail(report, { window: 1000 })).not.toContain("⚠");
+  });
+
   it("names the configured engine when another one ran", () => {
     const report = { ...sampleRunReport(), engine: { configured: "lossless", effective: "legacy" } };
-    expect(formatContextList(report, { window: 1000 })).toContain("Context engine: legacy (configured: lossless)");
+    expect(formatContextList(report, { window: 1000 })).toContain(
+      "Context engine: legacy (configured: lossless)",
+    );
   });
 
   it("reads the session tokens from the report unless the caller knows better", () => {
-    expect(formatContextList(sampleRunReport(), { window: 8_000 })).toContain("Session tokens: 52,418 / ctx=8,000");
+    expect(formatContextList(sampleRunReport(), { window: 8_000 })).toContain(
+      "Session tokens: 52,418 / ctx=8,000",
+    );
     expect(formatContextList(sampleRunReport(), { window: 0, sessionTokens: 9 })).toContain(
       "Session tokens: 9 / ctx=?",
     );

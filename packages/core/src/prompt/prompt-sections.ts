@@ -89,13 +89,19 @@ export function renderWorkspaceSection(workspaceDir: string): string {
 }
 
 /**
- * The current time in UTC, and in the user's IANA time zone when one is configured. Throws
+ * The current time in UTC, and in the user's IANA time zone when one is configured, to the hour.
+ * The hour, not the second: a system prompt that changes on every call breaks the provider's
+ * prompt cache and server threads; the model is told to run `date` for the exact time. Throws
  * `InvalidOptionError` (option `agents.defaults.userTimezone`) for a zone `Intl` does not know.
  */
 export function renderTimeSection(now: number, userTimezone?: string): string {
-  const lines = ["## Current Date & Time", `UTC: ${new Date(now).toISOString()}`];
+  const hour = Math.floor(now / 3_600_000) * 3_600_000;
+  const lines = [
+    "## Current Date & Time",
+    `UTC: ${new Date(hour).toISOString().slice(0, 13)}:00Z (to the hour; run \`date\` for the exact time)`,
+  ];
   if (userTimezone !== undefined && userTimezone !== "") {
-    lines.push(`Local (${userTimezone}): ${formatLocalTime(now, userTimezone)}`);
+    lines.push(`Local (${userTimezone}): ${formatLocalTime(hour, userTimezone)}`);
   }
   return lines.join("\n");
 }

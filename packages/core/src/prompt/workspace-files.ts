@@ -44,7 +44,9 @@ export interface LoadWorkspaceFilesOptions {
 /**
  * Loads the workspace files of one run, in load order: AGENTS.md, SOUL.md, TOOLS.md, IDENTITY.md,
  * USER.md, HEARTBEAT.md, then BOOTSTRAP.md (first run only), then MEMORY.md (only when present).
- * Absent files are listed as missing, except MEMORY.md, which is then left out. Never rejects: a
+ * Absent files are listed as missing, except BOOTSTRAP.md and MEMORY.md, which are then left out
+ * (a missing onboarding file on the first run only would make the first prompt differ from every
+ * later one for nothing). Never rejects: a
  * file the reader rejects is listed as missing with the reason in `problem`.
  */
 export async function loadWorkspaceFiles(options: LoadWorkspaceFilesOptions): Promise<WorkspaceFile[]> {
@@ -54,7 +56,12 @@ export async function loadWorkspaceFiles(options: LoadWorkspaceFilesOptions): Pr
   names.push(MEMORY_FILE_NAME);
   const files = await Promise.all(names.map((name) => loadOne(reader, options.workspaceDir, name)));
   return files.filter(
-    (file) => !(file.name === MEMORY_FILE_NAME && file.missing && file.problem === undefined),
+    (file) =>
+      !(
+        (file.name === MEMORY_FILE_NAME || file.name === BOOTSTRAP_FILE_NAME) &&
+        file.missing &&
+        file.problem === undefined
+      ),
   );
 }
 

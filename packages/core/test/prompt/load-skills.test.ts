@@ -15,7 +15,8 @@ describe("loadSkills", () => {
   it("lists name, description and SKILL.md location of each skill folder, by folder name", async () => {
     const dir = join(root.path, "skills");
     await writeTree(dir, {
-      "weather/SKILL.md": "---\nname: weather\ndescription: Get the forecast for a city.\n---\n# Weather\nBody.",
+      "weather/SKILL.md":
+        "---\nname: weather\ndescription: Get the forecast for a city.\n---\n# Weather\nBody.",
       "alpha/SKILL.md": '---\ndescription: "Alpha: quoted, with \\"escapes\\""\nname: alpha-skill\n---\n',
       "notes.txt": "not a skill folder",
       "empty-folder/README.md": "no SKILL.md here",
@@ -28,7 +29,11 @@ describe("loadSkills", () => {
         description: 'Alpha: quoted, with "escapes"',
         location: join(dir, "alpha", "SKILL.md"),
       },
-      { name: "weather", description: "Get the forecast for a city.", location: join(dir, "weather", "SKILL.md") },
+      {
+        name: "weather",
+        description: "Get the forecast for a city.",
+        location: join(dir, "weather", "SKILL.md"),
+      },
     ]);
   });
 
@@ -120,7 +125,11 @@ describe("parseSkillFrontMatter", () => {
       description: "Folded lines join with spaces.",
     });
     const plain = "---\nname: p # trailing comment\ndescription: first line\n  second line\n---\n";
-    expect(parseSkillFrontMatter(plain)).toEqual({ ok: true, name: "p", description: "first line second line" });
+    expect(parseSkillFrontMatter(plain)).toEqual({
+      ok: true,
+      name: "p",
+      description: "first line second line",
+    });
   });
 
   it("reads single-quoted values with doubled quotes and CRLF files with a BOM", () => {

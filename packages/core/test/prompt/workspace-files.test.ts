@@ -12,7 +12,8 @@ afterEach(async () => {
   await workspace.dispose();
 });
 
-const summary = (files: WorkspaceFile[]) => files.map((file) => `${file.name}:${file.missing ? "missing" : "present"}`);
+const summary = (files: WorkspaceFile[]) =>
+  files.map((file) => `${file.name}:${file.missing ? "missing" : "present"}`);
 
 describe("loadWorkspaceFiles", () => {
   it("lists the six standard files in load order, absent ones as missing with their expected path", async () => {
@@ -43,9 +44,9 @@ describe("loadWorkspaceFiles", () => {
     expect(later.map((file) => file.name)).not.toContain("BOOTSTRAP.md");
   });
 
-  it("lists an absent BOOTSTRAP.md as missing on the first run", async () => {
+  it("leaves an absent BOOTSTRAP.md out instead of listing it as missing", async () => {
     const files = await loadWorkspaceFiles({ workspaceDir: workspace.path, firstRun: true });
-    expect(files.at(-1)).toMatchObject({ name: "BOOTSTRAP.md", missing: true });
+    expect(files.map((file) => file.name)).not.toContain("BOOTSTRAP.md");
   });
 
   it("adds MEMORY.md last when present and leaves it out, not missing, when absent", async () => {
@@ -53,7 +54,7 @@ describe("loadWorkspaceFiles", () => {
     expect(without.map((file) => file.name)).not.toContain("MEMORY.md");
     await writeTree(workspace.path, { "MEMORY.md": "- likes tea" });
     const withMemory = await loadWorkspaceFiles({ workspaceDir: workspace.path, firstRun: true });
-    expect(withMemory.map((file) => file.name).slice(-2)).toEqual(["BOOTSTRAP.md", "MEMORY.md"]);
+    expect(withMemory.map((file) => file.name).at(-1)).toBe("MEMORY.md");
     expect(withMemory.at(-1)).toMatchObject({ missing: false, content: "- likes tea" });
   });
 
@@ -106,6 +107,8 @@ describe("createWorkspaceFileReader", () => {
   it("refuses a file over the byte limit", async () => {
     await writeTree(workspace.path, { "AGENTS.md": "x".repeat(100) });
     const reader = createWorkspaceFileReader(workspace.path, { maxBytes: 50 });
-    await expect(reader(join(workspace.path, "AGENTS.md"))).rejects.toThrow(/100 bytes, over the 50-byte limit/);
+    await expect(reader(join(workspace.path, "AGENTS.md"))).rejects.toThrow(
+      /100 bytes, over the 50-byte limit/,
+    );
   });
 });
