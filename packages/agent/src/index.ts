@@ -41,6 +41,16 @@ export {
   resolveModel,
 } from "./providers/resolve-model.js";
 export { createSummaryComplete, type SummaryCompleteOptions } from "./providers/summary-complete.js";
+export { generateDemoSession } from "./replay/demo-session.js";
+export { writeDemoWorkspace } from "./replay/demo-workspace.js";
+export { type RecordedTurn, recordedTurns } from "./replay/recorded-turns.js";
+export {
+  type ReplayCompaction,
+  type ReplayOptions,
+  type ReplayProgress,
+  type ReplayResult,
+  replaySession,
+} from "./replay/replay-session.js";
 export type * from "./runner/events.js";
 export { type CallModel, createModelStep, type ModelStepOptions } from "./runner/model-step.js";
 export { AgentRuntime, type AgentRuntimeOptions } from "./service/agent-runtime.js";

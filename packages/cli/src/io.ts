@@ -4,6 +4,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Whether stderr is a terminal (progress bars redraw in place only then). */
+  stderrIsTTY?: boolean;
   /** Where `clew chat` reads lines; default the process's stdin. */
   stdin?: NodeJS.ReadableStream;
 }
@@ -14,6 +16,7 @@ export function nodeIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 

@@ -1,7 +1,9 @@
 import { ConfigError, describeError, isClewError } from "@clew/core";
 import { Command, CommanderError } from "commander";
 import { registerChatCommand } from "./commands/chat.js";
+import { registerContextCommands } from "./commands/context.js";
 import { processShutdownSignals, registerGatewayCommand, type ShutdownSignals } from "./commands/gateway.js";
+import { registerReplayCommand } from "./commands/replay.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { type CliIo, CliUsageError, nodeIo } from "./io.js";
 
@@ -19,6 +21,8 @@ export function createProgram(io: CliIo, options: { signals?: ShutdownSignals } 
     .showHelpAfterError();
   registerSessionsCommands(program, io);
   registerChatCommand(program, io);
+  registerContextCommands(program, io);
+  registerReplayCommand(program, io);
   registerGatewayCommand(program, io, options.signals ?? processShutdownSignals());
   return program;
 }

@@ -124,7 +124,7 @@ describe("gateway + fake provider + legacy engine", () => {
     const compactions = Number(/Compactions: (\d+)/.exec(String(status.body.text))?.[1]);
     expect(compactions).toBeGreaterThanOrEqual(2);
     const context = await post("/v1/sessions/agent:main:e2e/commands", { command: "/context list" });
-    expect(context.body.text).toContain("Context of agent:main:e2e");
+    expect(context.body.text).toContain("System prompt (run):");
 
     const store = new JsonlTranscriptStore({ home });
     const sessionId = (await service.getSession("agent:main:e2e")).sessionId;

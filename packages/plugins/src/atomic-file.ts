@@ -6,7 +6,11 @@ import { open, rename, rm } from "node:fs/promises";
  * temporary file beside it is written, flushed to disk and renamed over it. On failure the
  * temporary file is removed and `path` is untouched.
  */
-export async function writeFileAtomic(path: string, text: string, options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<void> {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     const handle = await open(temporary, "w", options.mode ?? 0o644);

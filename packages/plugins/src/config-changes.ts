@@ -57,7 +57,11 @@ export interface PluginRemoval {
  * resets every slot it held by deleting the key, so the default stays implicit. Containers this
  * edit leaves empty are removed; everything else in the config is kept as it was.
  */
-export function removePluginFromConfig(config: ClewConfig, pluginId: string, loadPaths: string[]): PluginRemoval {
+export function removePluginFromConfig(
+  config: ClewConfig,
+  pluginId: string,
+  loadPaths: string[],
+): PluginRemoval {
   const plugins = config.plugins;
   const removal: PluginRemoval = { resetSlots: [], removedLoadPaths: [], removedEntry: false };
   if (plugins === undefined) return removal;
@@ -73,16 +77,7 @@ export function removePluginFromConfig(config: ClewConfig, pluginId: string, loa
     if (kept.length === 0) delete plugins[list];
     else plugins[list] = kept;
   }
-  const paths = plugins.load?.paths;
-  if (plugins.load !== undefined && paths !== undefined) {
-    removal.removedLoadPaths = paths.filter((path) => loadPaths.includes(path));
-    const kept = paths.filter((path) => !loadPaths.includes(path));
-    if (removal.removedLoadPaths.length > 0) {
-      if (kept.length === 0) delete plugins.load.paths;
-      else plugins.load.paths = kept;
-      if (Object.keys(plugins.load).length === 0) delete plugins.load;
-    }
-  }
+  removal.removedLoadPaths = removeLoadPaths(config, loadPaths);
   const slots = plugins.slots;
   if (slots !== undefined) {
     removal.resetSlots = (Object.keys(slots) as Array<keyof PluginSlotsConfig>).filter(
@@ -92,9 +87,23 @@ export function removePluginFromConfig(config: ClewConfig, pluginId: string, loa
     if (reset === undefined) delete plugins.slots;
     else plugins.slots = reset;
   }
-  const changed = removal.removedEntry || removal.resetSlots.length > 0 || removal.removedLoadPaths.length > 0;
+  const changed =
+    removal.removedEntry || removal.resetSlots.length > 0 || removal.removedLoadPaths.length > 0;
   if (changed && Object.keys(plugins).length === 0) delete config.plugins;
   return removal;
+}
+
+/** Removes `paths` from `plugins.load.paths` (and `load` when that empties it); returns those removed. */
+export function removeLoadPaths(config: ClewConfig, paths: readonly string[]): string[] {
+  const load = config.plugins?.load;
+  if (load?.paths === undefined) return [];
+  const removed = load.paths.filter((path) => paths.includes(path));
+  if (removed.length === 0) return [];
+  const kept = load.paths.filter((path) => !paths.includes(path));
+  if (kept.length > 0) load.paths = kept;
+  else delete load.paths;
+  if (Object.keys(load).length === 0) delete config.plugins?.load;
+  return removed;
 }
 
 /** Sets `plugins.entries.<id>.enabled`, keeping the slot: re-enabling restores the selection. */

@@ -53,7 +53,11 @@ async function readIfExists(path: string): Promise<string | undefined> {
     return await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ConfigError(path, [{ path: "", message: `cannot read the file: ${(error as Error).message}` }], error);
+    throw new ConfigError(
+      path,
+      [{ path: "", message: `cannot read the file: ${(error as Error).message}` }],
+      error,
+    );
   }
 }
 

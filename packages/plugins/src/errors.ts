@@ -17,7 +17,9 @@ export class PluginManifestError extends ClewError {
   readonly problems: ManifestProblem[];
 
   constructor(file: string, problems: ManifestProblem[], cause?: unknown) {
-    const lines = problems.map((problem) => `${file}: ${problem.field ? `${problem.field}: ` : ""}${problem.message}`);
+    const lines = problems.map(
+      (problem) => `${file}: ${problem.field ? `${problem.field}: ` : ""}${problem.message}`,
+    );
     super(`Invalid plugin manifest:\n${lines.join("\n")}`, {
       code: "plugin_manifest_invalid",
       category: "user",

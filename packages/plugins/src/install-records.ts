@@ -51,7 +51,11 @@ export async function readInstallRecords(home: string): Promise<PluginInstallRec
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new PluginInstallError(file, `${file} is not valid JSON (${(error as Error).message}); repair or remove it`, error);
+    throw new PluginInstallError(
+      file,
+      `${file} is not valid JSON (${(error as Error).message}); repair or remove it`,
+      error,
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new PluginInstallError(file, `${file} must hold an object of install records by plugin id`);
@@ -59,7 +63,10 @@ export async function readInstallRecords(home: string): Promise<PluginInstallRec
   for (const [id, record] of Object.entries(value)) {
     const fields = record as Partial<PluginInstallRecord> | null;
     if (typeof fields?.dir !== "string" || !PLUGIN_SOURCES.includes(fields.source as PluginSource)) {
-      throw new PluginInstallError(file, `${file}: record "${id}" needs "dir" and a "source" of ${PLUGIN_SOURCES.join(", ")}`);
+      throw new PluginInstallError(
+        file,
+        `${file}: record "${id}" needs "dir" and a "source" of ${PLUGIN_SOURCES.join(", ")}`,
+      );
     }
   }
   return value as PluginInstallRecords;
@@ -68,6 +75,8 @@ export async function readInstallRecords(home: string): Promise<PluginInstallRec
 /** Writes the records atomically, sorted by id. */
 export async function writeInstallRecords(home: string, records: PluginInstallRecords): Promise<void> {
   await mkdir(pluginsDir(home), { recursive: true });
-  const sorted = Object.fromEntries(Object.entries(records).sort(([left], [right]) => left.localeCompare(right)));
+  const sorted = Object.fromEntries(
+    Object.entries(records).sort(([left], [right]) => left.localeCompare(right)),
+  );
   await writeFileAtomic(installRecordsPath(home), `${JSON.stringify(sorted, null, 2)}\n`);
 }

@@ -4,7 +4,7 @@
  */
 import { access, readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { Ajv } from "ajv";
+import { Ajv, type ValidateFunction } from "ajv";
 import JSON5 from "json5";
 import { PluginManifestError } from "./errors.js";
 import { compilePluginConfigSchema } from "./plugin-config.js";
@@ -51,7 +51,7 @@ const manifestSchema = {
 } as const;
 
 const manifestAjv = new Ajv({ allErrors: true, strict: false });
-const validators = {
+const validators: Record<ManifestFormat, ValidateFunction> = {
   clew: manifestAjv.compile(manifestSchema),
   openclaw: manifestAjv.compile({ ...manifestSchema, required: ["id", "configSchema"] }),
 };
@@ -82,7 +82,8 @@ export async function readPluginManifest(pluginDir: string): Promise<PluginManif
   if (!validate(raw)) {
     const problems = schemaProblems(validate.errors).map((problem) => ({
       field: problem.path,
-      message: problem.path === "id" && problem.message.includes("pattern") ? idPatternMessage() : problem.message,
+      message:
+        problem.path === "id" && problem.message.includes("pattern") ? idPatternMessage() : problem.message,
     }));
     throw new PluginManifestError(found.file, problems);
   }
@@ -138,13 +139,18 @@ async function readJsonFile(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new PluginManifestError(file, [{ field: "", message: `cannot read: ${(error as Error).message}` }], error);
+    throw new PluginManifestError(
+      file,
+      [{ field: "", message: `cannot read: ${(error as Error).message}` }],
+      error,
+    );
   }
   try {
     return JSON5.parse(text);
   } catch (error) {
     const syntax = error as { lineNumber?: number; columnNumber?: number; message: string };
-    const where = syntax.lineNumber === undefined ? "" : ` (line ${syntax.lineNumber}, column ${syntax.columnNumber})`;
+    const where =
+      syntax.lineNumber === undefined ? "" : ` (line ${syntax.lineNumber}, column ${syntax.columnNumber})`;
     throw new PluginManifestError(
       file,
       [{ field: "", message: `not valid JSON: ${syntax.message.replace(/^JSON5: /, "")}${where}` }],
@@ -205,7 +211,8 @@ function entryDeclaration(
 /** The module `import` would load from an `exports` field: the "." target under import/node/default. */
 function exportsTarget(exportsField: unknown): string | undefined {
   if (typeof exportsField === "string") return exportsField;
-  if (typeof exportsField !== "object" || exportsField === null || Array.isArray(exportsField)) return undefined;
+  if (typeof exportsField !== "object" || exportsField === null || Array.isArray(exportsField))
+    return undefined;
   const record = exportsField as Record<string, unknown>;
   const hasSubpaths = Object.keys(record).some((key) => key.startsWith("."));
   return conditionTarget(hasSubpaths ? record["."] : record);

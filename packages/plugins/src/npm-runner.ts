@@ -20,7 +20,8 @@ export interface NpmRunnerOptions {
 
 // Inherited from `npm test -w ...` or `npm exec` these would point the plugin install at the
 // caller's workspace or global prefix instead of the plugin folder.
-const REDIRECTING_SETTINGS = /^npm_config_(workspaces?|include_workspace_root|prefix|global|location|dry_run)$/i;
+const REDIRECTING_SETTINGS =
+  /^npm_config_(workspaces?|include_workspace_root|prefix|global|location|dry_run)$/i;
 
 /** The real npm, as a child process. */
 export function createNpmRunner(options: NpmRunnerOptions = {}): NpmRunner {
@@ -63,8 +64,11 @@ export async function packToTarball(npm: NpmRunner, spec: string, destination: s
   } catch (error) {
     throw new Error(`npm pack ${spec} printed no JSON: ${stdout.slice(0, 200)}`, { cause: error });
   }
-  const filename = Array.isArray(packed) ? (packed[0] as { filename?: unknown } | undefined)?.filename : undefined;
-  if (typeof filename !== "string") throw new Error(`npm pack ${spec} named no tarball: ${stdout.slice(0, 200)}`);
+  const filename = Array.isArray(packed)
+    ? (packed[0] as { filename?: unknown } | undefined)?.filename
+    : undefined;
+  if (typeof filename !== "string")
+    throw new Error(`npm pack ${spec} named no tarball: ${stdout.slice(0, 200)}`);
   return join(destination, filename);
 }
 

@@ -22,8 +22,9 @@ import type {
   SessionDetail,
   SessionSummary,
 } from "./agent-service.js";
+import { contextCommand } from "./context-command.js";
 import { handleMessage } from "./handle-message.js";
-import { statusOf } from "./session-commands.js";
+import { statusOf, windowOf } from "./session-commands.js";
 
 export interface LocalAgentServiceOptions {
   home: string;
@@ -188,6 +189,18 @@ export class LocalAgentService implements AgentService {
     }
     const { key } = await this.lookup(reference);
     return statusOf(this, await this.openSession(key));
+  }
+
+  /** `/context <mode>` for a session, with file options for the map (`clew context map --out`). */
+  async context(
+    reference: string,
+    mode: "list" | "detail" | "json" | "map" | "help",
+    options: { format?: "png" | "svg"; outDir?: string } = {},
+  ): Promise<string> {
+    const { key } = await this.lookup(reference);
+    const open = await this.openSession(key);
+    const settings = ((await open.runtime.index.get(key))?.settings ?? {}) as { model?: string };
+    return contextCommand(this, open, mode, { ...options, window: windowOf(this, open, settings) });
   }
 
   /** Finds a session by key or id; rejects with `UnknownSessionError`. */

@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  charEstimateTokenCounter,
-  countMessagesTokens,
-  describeError,
-  type SessionIndexEntry,
-  TranscriptHostSession,
-} from "@clew/core";
+import { describeError, type SessionIndexEntry, TranscriptHostSession } from "@clew/core";
 import { applyUsageCommand, formatCurrentSetting } from "../commands/apply-directives.js";
 import type { ChatCommand } from "../commands/chat-input.js";
 import { formatCompactionResult, summarizeCompactResult } from "../commands/format-compaction-result.js";
@@ -14,6 +8,7 @@ import { formatStatusCard } from "../commands/format-status-card.js";
 import type { SessionSettings } from "../commands/settings.js";
 import { resolveModel } from "../providers/resolve-model.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
+import { contextCommand } from "./context-command.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
 
 const CLEW_VERSION = "0.1.0";
@@ -36,8 +31,16 @@ export async function runCommand(
         return answer(formatHelp());
       case "status":
         return answer((await statusOf(service, open)).text);
-      case "context":
-        return answer(await contextReport(service, open, command.mode));
+      case "context": {
+        const settings = ((await open.runtime.index.get(open.key))?.settings ?? {}) as SessionSettings;
+        const format = /\bsvg\b/i.test(command.args) ? "svg" : "png";
+        return answer(
+          await contextCommand(service, open, command.mode, {
+            window: windowOf(service, open, settings),
+            format,
+          }),
+        );
+      }
       case "compact":
         return answer(await compact(service, open, command.instructions, options.signal));
       case "usage": {
@@ -169,43 +172,6 @@ async function startOver(
     : `🔄 Session reset (${sessionId}); the old transcript was archived.`;
 }
 
-/** A first `/context` answer: where the window goes, by part. The full reports come later. */
-async function contextReport(service: LocalAgentService, open: OpenSession, mode: string): Promise<string> {
-  const messages = await open.session.messages();
-  const byRole = new Map<string, number>();
-  for (const message of messages) {
-    const role = (message as { role?: string }).role ?? "other";
-    byRole.set(role, (byRole.get(role) ?? 0) + countMessagesTokens(service.options.counter, [message]));
-  }
-  const toolSchemaChars = open.runtime.tools
-    .list()
-    .reduce((sum, tool) => sum + JSON.stringify(tool.parameters).length + tool.description.length, 0);
-  const settings = ((await open.runtime.index.get(open.key))?.settings ?? {}) as SessionSettings;
-  const window = windowOf(service, open, settings);
-  const total = [...byRole.values()].reduce((sum, value) => sum + value, 0) + Math.ceil(toolSchemaChars / 4);
-  const data = {
-    session: open.key,
-    window,
-    total,
-    toolSchemas: {
-      chars: toolSchemaChars,
-      tokens: charEstimateTokenCounter.countText("x".repeat(toolSchemaChars)),
-    },
-    history: Object.fromEntries(byRole),
-    messages: messages.length,
-  };
-  if (mode === "json") return JSON.stringify(data, null, 2);
-  if (mode === "map")
-    return "The context map is drawn by `clew context map` once run reports exist (coming with the inspection commands).";
-  const lines = [
-    `🧠 Context of ${open.key}: ~${total} of ${window} tokens (${Math.round((total / window) * 100)}%)`,
-    `- Tool schemas: ${toolSchemaChars} chars (~${data.toolSchemas.tokens} tok)`,
-    ...[...byRole].map(([role, tokens]) => `- History, ${role}: ~${tokens} tok`),
-    `- Messages in context: ${messages.length}`,
-  ];
-  return lines.join("\n");
-}
-
 function defaultsOf(service: LocalAgentService, open: OpenSession) {
   let model = "";
   try {
@@ -220,7 +186,7 @@ function defaultsOf(service: LocalAgentService, open: OpenSession) {
   return { thinkingLevel: "off", verbose: "off", reasoning: "off", model };
 }
 
-function windowOf(service: LocalAgentService, open: OpenSession, settings: SessionSettings): number {
+export function windowOf(service: LocalAgentService, open: OpenSession, settings: SessionSettings): number {
   try {
     const resolved = resolveModel(service.options.config, {
       agentId: open.runtime.agentId,

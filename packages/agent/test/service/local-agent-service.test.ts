@@ -67,7 +67,8 @@ describe("LocalAgentService", () => {
     expect(status.text).toContain("Think: high");
     expect(status.text).toContain("Engine: legacy");
     const context = await service.sendMessage("agent:main:main", "/context list");
-    expect(context.text).toContain("Context of agent:main:main");
+    expect(context.text).toContain("🧠 Context breakdown\n");
+    expect(context.text).toContain("System prompt (run):");
   });
 
   it("compacts on a provider overflow and on /compact, keeping every message in the transcript", async () => {

@@ -1,0 +1,163 @@
+import { join } from "node:path";
+import {
+  type ClewConfig,
+  type ContextEngineFactory,
+  type ContextEngineRegistrationLifecycle,
+  type ContextEngineRegistry,
+  DEFAULT_CONTEXT_ENGINE_ID,
+  type LogFields,
+  type Logger,
+} from "@clew/core";
+import type { PluginApi, PluginCommand } from "@clew/plugin-sdk";
+import type { PluginManifest } from "./manifest.js";
+
+export type PluginTool = Parameters<PluginApi["registerTool"]>[0];
+
+type SinkResult = { ok: true } | { ok: false; existingOwner: string };
+
+/** Where plugin tools go; the agent's `ToolRegistry` fits. */
+export interface PluginToolSink {
+  register(tool: PluginTool, owner: string): SinkResult;
+  unregisterOwner?(owner: string): void;
+}
+
+/** Where plugin chat commands go. */
+export interface PluginCommandSink {
+  register(command: PluginCommand, owner: string): SinkResult;
+  unregisterOwner?(owner: string): void;
+}
+
+export interface PluginDiagnostic {
+  level: "warn" | "error";
+  message: string;
+}
+
+/** What one plugin's `register(api)` registered, and what was refused. */
+export interface PluginRegistrations {
+  contextEngineIds: string[];
+  toolNames: string[];
+  commandNames: string[];
+  diagnostics: PluginDiagnostic[];
+}
+
+export interface CreatePluginApiOptions {
+  manifest: PluginManifest;
+  /** Already validated against the manifest's `configSchema`. */
+  pluginConfig: unknown;
+  config: ClewConfig;
+  home: string;
+  registry: ContextEngineRegistry;
+  tools?: PluginToolSink;
+  commands?: PluginCommandSink;
+  logger: Logger;
+  lifecycle: ContextEngineRegistrationLifecycle;
+}
+
+/** Registry owner of everything a plugin registers. */
+export function pluginOwner(pluginId: string): string {
+  return `plugin:${pluginId}`;
+}
+
+/** `<home>/plugin-state/<id>`: survives reinstalls; may not exist yet. */
+export function pluginStateDir(home: string, pluginId: string): string {
+  return join(home, "plugin-state", pluginId);
+}
+
+/**
+ * The `PluginApi` one plugin's `register(api)` receives, and the record of what it registered.
+ * Engines register under owner `plugin:<id>` with `allowSameOwnerRefresh` (reloads replace them);
+ * `legacy` is refused with the diagnostic `context engine id reserved by core: legacy`, and an id
+ * another owner holds with `context engine already registered: <id> (<owner>)`. Refusals are
+ * logged and recorded, never thrown, so one bad call does not fail the plugin.
+ * `revoke()` turns every later call into a refused no-op (used once a plugin failed to load).
+ */
+export function createPluginApi(options: CreatePluginApiOptions): {
+  api: PluginApi;
+  registrations: PluginRegistrations;
+  revoke(): void;
+} {
+  const { manifest, registry, logger } = options;
+  const owner = pluginOwner(manifest.id);
+  const registrations: PluginRegistrations = {
+    contextEngineIds: [],
+    toolNames: [],
+    commandNames: [],
+    diagnostics: [],
+  };
+  let revoked = false;
+  const refuse = (message: string, level: PluginDiagnostic["level"] = "error"): void => {
+    registrations.diagnostics.push({ level, message });
+    logger[level](`[plugins] ${manifest.id}: ${message}`, { plugin: manifest.id });
+  };
+  const usable = (what: string): boolean => {
+    if (revoked) refuse(`${what} ignored: the plugin failed to load`, "warn");
+    return !revoked;
+  };
+  const api: PluginApi = {
+    id: manifest.id,
+    name: manifest.name,
+    ...(manifest.version === undefined ? {} : { version: manifest.version }),
+    rootDir: manifest.rootDir,
+    paths: { home: options.home, stateDir: pluginStateDir(options.home, manifest.id) },
+    pluginConfig: options.pluginConfig,
+    config: deepFreeze(structuredClone(options.config)),
+    logger: pluginLogger(logger, manifest.id),
+    registerContextEngine(id: string, factory: ContextEngineFactory): void {
+      if (!usable(`registerContextEngine("${id}")`)) return;
+      if (id === DEFAULT_CONTEXT_ENGINE_ID) return refuse(`context engine id reserved by core: ${id}`);
+      if (typeof id !== "string" || id.trim().length === 0 || typeof factory !== "function") {
+        return refuse("registerContextEngine needs a non-empty id and a factory function");
+      }
+      const result = registry.registerContextEngine(id, factory, {
+        owner,
+        allowSameOwnerRefresh: true,
+        lifecycle: options.lifecycle,
+      });
+      if (!result.ok) return refuse(`context engine already registered: ${id} (${result.existingOwner})`);
+      if (!registrations.contextEngineIds.includes(id)) registrations.contextEngineIds.push(id);
+    },
+    registerTool(tool: PluginTool): void {
+      if (!usable("registerTool")) return;
+      if (typeof tool?.name !== "string" || tool.name.length === 0)
+        return refuse("registerTool needs a tool with a name");
+      const result = options.tools?.register(tool, owner) ?? { ok: true };
+      if (!result.ok) return refuse(`tool already registered: ${tool.name} (${result.existingOwner})`);
+      if (!registrations.toolNames.includes(tool.name)) registrations.toolNames.push(tool.name);
+    },
+    registerCommand(command: PluginCommand): void {
+      if (!usable("registerCommand")) return;
+      if (typeof command?.name !== "string" || !/^[a-z][a-z0-9_-]*$/i.test(command.name)) {
+        return refuse(
+          "registerCommand needs a command name of letters, digits, '_' or '-' (without the slash)",
+        );
+      }
+      if (typeof command.handler !== "function") return refuse(`command /${command.name} has no handler`);
+      const result = options.commands?.register(command, owner) ?? { ok: true };
+      if (!result.ok) return refuse(`command already registered: /${command.name} (${result.existingOwner})`);
+      if (!registrations.commandNames.includes(command.name)) registrations.commandNames.push(command.name);
+    },
+  };
+  return {
+    api,
+    registrations,
+    revoke: () => {
+      revoked = true;
+    },
+  };
+}
+
+function pluginLogger(logger: Logger, pluginId: string): Logger {
+  const write =
+    (level: keyof Logger) =>
+    (message: string, fields?: LogFields): void =>
+      logger[level](`[${pluginId}] ${message}`, { ...fields, plugin: pluginId });
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
