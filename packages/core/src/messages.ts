@@ -42,3 +42,15 @@ export function isToolResultMessage(message: AgentMessage): message is ToolResul
     typeof message === "object" && message !== null && "role" in message && message.role === "toolResult"
   );
 }
+
+/** A usage record with every count at zero: for messages no provider answered (replays, errors). */
+export function emptyUsage(): Usage {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}

@@ -1,3 +1,4 @@
+import { emptyUsage } from "@clew/core";
 /**
  * One model call through pi-ai: `callModel` streams with `streamSimple`, forwards every event and
  * returns the final assistant message. Provider failures stay data, as pi-ai encodes them: the
@@ -105,14 +106,7 @@ function failedMessage(resolved: ResolvedModel, error: unknown, options: CallMod
     api: resolved.model.api,
     provider: resolved.model.provider,
     model: resolved.model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: error instanceof Error ? error.message : String(error),
     timestamp: (options.now ?? Date.now)(),

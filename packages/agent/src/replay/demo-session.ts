@@ -1,4 +1,4 @@
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "@clew/core";
+import { type AgentMessage, type AssistantMessage, emptyUsage, type ToolResultMessage } from "@clew/core";
 import type { RecordedTurn } from "./recorded-turns.js";
 
 /**
@@ -176,22 +176,13 @@ const CODE = [
   "}",
 ];
 
-const zeroUsage = {
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 function assistantBase(timestamp: number): Omit<AssistantMessage, "content" | "stopReason"> {
   return {
     role: "assistant",
     api: "openai-completions",
     provider: "demo",
     model: "demo-model",
-    usage: zeroUsage,
+    usage: emptyUsage(),
     timestamp,
   };
 }

@@ -1,4 +1,5 @@
 import type { AgentMessage, AssistantMessage, TranscriptEntry, UserMessage } from "@clew/core";
+import { emptyUsage } from "@clew/core";
 
 /** One user turn of a recording: the prompt, then the model's steps (assistant + tool results). */
 export interface RecordedTurn {
@@ -37,13 +38,6 @@ export function recordedTurns(branch: readonly TranscriptEntry[]): RecordedTurn[
 function withoutUsage(message: AssistantMessage): AssistantMessage {
   return {
     ...message,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
   };
 }

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ClewConfig } from "@clew/core";
+import { emptyUsage } from "@clew/core";
 import { type CliBackend, type CliBackendConfig, runCliBackendTurn } from "../hosts/cli-backend.js";
 import type { TurnEvent } from "../runner/events.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
@@ -54,14 +55,7 @@ export async function runCliBackendMessage(
     api: "cli",
     provider: "cli",
     model: backend.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason: "stop",
     timestamp: service.now(),
   };

@@ -2,6 +2,7 @@ import {
   type AgentMessage,
   ContextOverflowError,
   describeError,
+  emptyUsage,
   isAssistantMessage,
   isClewError,
   type SessionIndexEntry,
@@ -245,14 +246,7 @@ async function recordTurn(
 }
 
 function sumUsage(messages: readonly AgentMessage[]): Usage {
-  const total: Usage = {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
+  const total = emptyUsage();
   for (const message of messages) {
     if (!isAssistantMessage(message)) continue;
     const usage = message.usage;

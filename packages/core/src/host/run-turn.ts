@@ -5,6 +5,7 @@ import { ContextOverflowError, describeError } from "../errors.js";
 import {
   type AgentMessage,
   type AssistantMessage,
+  emptyUsage,
   isAssistantMessage,
   isToolResultMessage,
   type UserMessage,
@@ -112,6 +113,35 @@ export async function runContextEngineTurn(
     return outcome;
   };
 
+  /**
+   * Makes room after an overflow: compaction (at most 3 per run), else, once, cutting oversized
+   * tool results in the request. Says whether to retry, or why compaction could not help.
+   */
+  const recoverFromOverflow = async (
+    prepared: PreparedContext,
+    trigger: "precheck" | "overflow",
+    figures: { tokenBudget: number; currentTokenCount?: number },
+  ): Promise<{ retry: boolean; compactionReason?: string }> => {
+    let compactionReason: string | undefined;
+    if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
+      const outcome = await compact({
+        trigger,
+        compactionTarget: "budget",
+        model: params.model,
+        ...figures,
+        ...signalOf(params.signal),
+      });
+      if (outcome.result.compacted) return { retry: true };
+      compactionReason = outcome.result.reason;
+    }
+    const cap = toolResultCharCap(host.contextWindow(params.model));
+    if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
+      toolResultCap = cap;
+      return { retry: true };
+    }
+    return compactionReason === undefined ? { retry: false } : { retry: false, compactionReason };
+  };
+
   try {
     while (step < maxSteps) {
       const prepared = await prepareContext(host, {
@@ -127,27 +157,12 @@ export async function runContextEngineTurn(
       });
       lastContext = prepared;
       if (prepared.overflow !== undefined) {
-        let compactionReason: string | undefined;
-        if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
-          const outcome = await compact({
-            trigger: "precheck",
-            compactionTarget: "budget",
-            currentTokenCount: prepared.overflow.estimatedTokens,
-            tokenBudget: prepared.overflow.budgetTokens,
-            model: params.model,
-            ...signalOf(params.signal),
-          });
-          if (outcome.result.compacted) continue;
-          compactionReason = outcome.result.reason;
-        }
-        // Compaction could not make room (one turn is bigger than the window): cut oversized tool
-        // results in the request, once, before giving up.
-        const cap = toolResultCharCap(host.contextWindow(params.model));
-        if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
-          toolResultCap = cap;
-          continue;
-        }
-        throw overflowError(prepared, "precheck", compactionReason);
+        const recovery = await recoverFromOverflow(prepared, "precheck", {
+          currentTokenCount: prepared.overflow.estimatedTokens,
+          tokenBudget: prepared.overflow.budgetTokens,
+        });
+        if (recovery.retry) continue;
+        throw overflowError(prepared, "precheck", recovery.compactionReason);
       }
       let result: ModelStepResult;
       try {
@@ -162,26 +177,12 @@ export async function runContextEngineTurn(
         });
       } catch (error) {
         if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;
-        let compactionReason: string | undefined;
-        if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
-          const outcome = await compact({
-            trigger: "overflow",
-            compactionTarget: "budget",
-            tokenBudget: host.contextWindow(params.model),
-            model: params.model,
-            ...observedTokens(error),
-            ...signalOf(params.signal),
-          });
-          if (outcome.result.compacted) continue;
-          compactionReason = outcome.result.reason;
-        }
-        // Last resort before giving up: cut oversized tool results in the request, once.
-        const cap = toolResultCharCap(host.contextWindow(params.model));
-        if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
-          toolResultCap = cap;
-          continue;
-        }
-        throw overflowError(prepared, "provider", compactionReason, error);
+        const recovery = await recoverFromOverflow(prepared, "overflow", {
+          tokenBudget: host.contextWindow(params.model),
+          ...observedTokens(error),
+        });
+        if (recovery.retry) continue;
+        throw overflowError(prepared, "provider", recovery.compactionReason, error);
       }
       const stepMessages = [...pending, ...result.messages];
       await session.append(stepMessages);
@@ -294,14 +295,7 @@ async function recordFailedTurn(
     api: "unknown",
     provider: model.provider ?? "unknown",
     model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: describeError(error),
     timestamp: host.now(),
