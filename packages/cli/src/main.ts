@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerContextCommands } from "./commands/context.js";
 import { processShutdownSignals, registerGatewayCommand, type ShutdownSignals } from "./commands/gateway.js";
+import { registerPluginsCommands } from "./commands/plugins.js";
 import { registerReplayCommand } from "./commands/replay.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
 import { type CliIo, CliUsageError, nodeIo } from "./io.js";
@@ -20,6 +21,7 @@ export function createProgram(io: CliIo, options: { signals?: ShutdownSignals } 
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();
   registerSessionsCommands(program, io);
+  registerPluginsCommands(program, io);
   registerChatCommand(program, io);
   registerContextCommands(program, io);
   registerReplayCommand(program, io);

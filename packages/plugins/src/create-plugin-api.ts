@@ -93,6 +93,42 @@ export function createPluginApi(options: CreatePluginApiOptions): {
     if (revoked) refuse(`${what} ignored: the plugin failed to load`, "warn");
     return !revoked;
   };
+  const report = (problem: string | undefined): void => {
+    if (problem !== undefined) refuse(problem);
+  };
+  // Each answers the refusal to report, or undefined once registered.
+  const registerEngine = (id: string, factory: ContextEngineFactory): string | undefined => {
+    if (id === DEFAULT_CONTEXT_ENGINE_ID) return `context engine id reserved by core: ${id}`;
+    if (typeof id !== "string" || id.trim().length === 0 || typeof factory !== "function") {
+      return "registerContextEngine needs a non-empty id and a factory function";
+    }
+    const result = registry.registerContextEngine(id, factory, {
+      owner,
+      allowSameOwnerRefresh: true,
+      lifecycle: options.lifecycle,
+    });
+    if (!result.ok) return `context engine already registered: ${id} (${result.existingOwner})`;
+    addOnce(registrations.contextEngineIds, id);
+    return undefined;
+  };
+  const registerTool = (tool: PluginTool): string | undefined => {
+    if (typeof tool?.name !== "string" || tool.name.length === 0)
+      return "registerTool needs a tool with a name";
+    const result = options.tools?.register(tool, owner) ?? { ok: true };
+    if (!result.ok) return `tool already registered: ${tool.name} (${result.existingOwner})`;
+    addOnce(registrations.toolNames, tool.name);
+    return undefined;
+  };
+  const registerCommand = (command: PluginCommand): string | undefined => {
+    if (typeof command?.name !== "string" || !/^[a-z][a-z0-9_-]*$/i.test(command.name)) {
+      return "registerCommand needs a command name of letters, digits, '_' or '-' (without the slash)";
+    }
+    if (typeof command.handler !== "function") return `command /${command.name} has no handler`;
+    const result = options.commands?.register(command, owner) ?? { ok: true };
+    if (!result.ok) return `command already registered: /${command.name} (${result.existingOwner})`;
+    addOnce(registrations.commandNames, command.name);
+    return undefined;
+  };
   const api: PluginApi = {
     id: manifest.id,
     name: manifest.name,
@@ -103,38 +139,13 @@ export function createPluginApi(options: CreatePluginApiOptions): {
     config: deepFreeze(structuredClone(options.config)),
     logger: pluginLogger(logger, manifest.id),
     registerContextEngine(id: string, factory: ContextEngineFactory): void {
-      if (!usable(`registerContextEngine("${id}")`)) return;
-      if (id === DEFAULT_CONTEXT_ENGINE_ID) return refuse(`context engine id reserved by core: ${id}`);
-      if (typeof id !== "string" || id.trim().length === 0 || typeof factory !== "function") {
-        return refuse("registerContextEngine needs a non-empty id and a factory function");
-      }
-      const result = registry.registerContextEngine(id, factory, {
-        owner,
-        allowSameOwnerRefresh: true,
-        lifecycle: options.lifecycle,
-      });
-      if (!result.ok) return refuse(`context engine already registered: ${id} (${result.existingOwner})`);
-      if (!registrations.contextEngineIds.includes(id)) registrations.contextEngineIds.push(id);
+      if (usable(`registerContextEngine("${id}")`)) report(registerEngine(id, factory));
     },
     registerTool(tool: PluginTool): void {
-      if (!usable("registerTool")) return;
-      if (typeof tool?.name !== "string" || tool.name.length === 0)
-        return refuse("registerTool needs a tool with a name");
-      const result = options.tools?.register(tool, owner) ?? { ok: true };
-      if (!result.ok) return refuse(`tool already registered: ${tool.name} (${result.existingOwner})`);
-      if (!registrations.toolNames.includes(tool.name)) registrations.toolNames.push(tool.name);
+      if (usable("registerTool")) report(registerTool(tool));
     },
     registerCommand(command: PluginCommand): void {
-      if (!usable("registerCommand")) return;
-      if (typeof command?.name !== "string" || !/^[a-z][a-z0-9_-]*$/i.test(command.name)) {
-        return refuse(
-          "registerCommand needs a command name of letters, digits, '_' or '-' (without the slash)",
-        );
-      }
-      if (typeof command.handler !== "function") return refuse(`command /${command.name} has no handler`);
-      const result = options.commands?.register(command, owner) ?? { ok: true };
-      if (!result.ok) return refuse(`command already registered: /${command.name} (${result.existingOwner})`);
-      if (!registrations.commandNames.includes(command.name)) registrations.commandNames.push(command.name);
+      if (usable("registerCommand")) report(registerCommand(command));
     },
   };
   return {
@@ -144,6 +155,10 @@ export function createPluginApi(options: CreatePluginApiOptions): {
       revoked = true;
     },
   };
+}
+
+function addOnce(list: string[], value: string): void {
+  if (!list.includes(value)) list.push(value);
 }
 
 function pluginLogger(logger: Logger, pluginId: string): Logger {

@@ -74,8 +74,9 @@ export async function packToTarball(npm: NpmRunner, spec: string, destination: s
 
 /**
  * Installs the production dependencies of the package in `dir` from the registry. Peer
- * dependencies are not installed (an OpenClaw plugin's peer `openclaw` is provided by Clew) and
- * dependency lifecycle scripts do not run.
+ * dependencies are not installed (an OpenClaw plugin's peer `openclaw` is provided by Clew),
+ * dependency lifecycle scripts do not run, and `file:` dependencies are copied rather than linked
+ * so the installed plugin does not depend on folders outside it.
  */
 export async function installDependencies(npm: NpmRunner, dir: string): Promise<void> {
   await npm(
@@ -84,6 +85,7 @@ export async function installDependencies(npm: NpmRunner, dir: string): Promise<
       "--omit=dev",
       "--legacy-peer-deps",
       "--ignore-scripts",
+      "--install-links",
       "--no-audit",
       "--no-fund",
       "--loglevel=error",

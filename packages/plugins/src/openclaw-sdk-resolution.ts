@@ -19,7 +19,8 @@ export function clewPluginSdkUrl(): string {
 
 /**
  * Makes `import ... from "openclaw/plugin-sdk/core"` (and the other `OPENCLAW_SDK_SPECIFIERS`)
- * load Clew's SDK in this process, for plugins in any folder. Idempotent.
+ * load Clew's SDK in this process, for plugins in any folder. Idempotent. Throws what Node throws
+ * when it cannot register hooks (the loader then warns and loads plugins without the mapping).
  *
  * It registers a Node resolution hook (`module.register`), which is process-wide by nature and
  * cannot be removed; the flag only keeps it from being registered twice. The hook composes with

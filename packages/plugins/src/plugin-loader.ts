@@ -91,6 +91,15 @@ const DEFAULT_REGISTER_TIMEOUT_MS = 10_000;
 export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginLoadReport> {
   const discovered = await discoverPlugins(options.home, options.config);
   for (const problem of discovered.problems) options.logger.error(`[plugins] ${problem}`);
+  if (discovered.candidates.length > 0) {
+    try {
+      ensureOpenClawSdkResolution();
+    } catch (error) {
+      options.logger.warn(
+        `[plugins] imports of openclaw/plugin-sdk/* will not resolve: ${describeError(error)}`,
+      );
+    }
+  }
   const plugins: LoadedPlugin[] = [];
   const loadedFrom = new Map<string, string>();
   for (const candidate of discovered.candidates) {
@@ -210,7 +219,6 @@ async function importRegister(
   manifest: PluginManifest,
   record: PluginInstallRecord | undefined,
 ): Promise<PluginRegister> {
-  ensureOpenClawSdkResolution();
   const info = await stat(manifest.entry);
   const version = createHash("sha256")
     .update(`${record?.integrity ?? ""}:${info.mtimeMs}:${info.size}`)

@@ -84,23 +84,7 @@ export class PluginStore {
     await mkdir(pluginsDir(this.home), { recursive: true });
     const work = await mkdtemp(join(pluginsDir(this.home), ".install-"));
     try {
-      const tarball = await this.obtainTarball(spec, source, work);
-      const staging = join(work, "package");
-      await extractPackageTarball(tarball, staging).catch((error: unknown) => {
-        throw new PluginInstallError(spec, `cannot unpack ${tarball}: ${describeError(error)}`, error);
-      });
-      const staged = await readPluginManifest(staging).catch((error: unknown) => {
-        throw relocateManifestError(error, staging, source.kind === "path" ? source.path : spec);
-      });
-      if (await hasDependencies(staging)) {
-        await installDependencies(this.npm, staging).catch((error: unknown) => {
-          throw new PluginInstallError(
-            spec,
-            `cannot install the dependencies of ${spec}: ${describeError(error)}`,
-            error,
-          );
-        });
-      }
+      const { tarball, staging, manifest: staged } = await this.stage(spec, source, work);
       const dir = join(pluginsDir(this.home), staged.id);
       await replaceFolder(staging, dir, join(work, "previous"));
       const manifest = await readPluginManifest(dir);
@@ -229,6 +213,32 @@ export class PluginStore {
     const result: PluginInstallResult = { manifest, record, selection, config };
     if (replaced !== undefined) result.replaced = replaced;
     return result;
+  }
+
+  /** The complete plugin, dependencies included, in `<work>/package`, not yet in place. */
+  private async stage(
+    spec: string,
+    source: SpecSource,
+    work: string,
+  ): Promise<{ tarball: string; staging: string; manifest: PluginManifest }> {
+    const tarball = await this.obtainTarball(spec, source, work);
+    const staging = join(work, "package");
+    await extractPackageTarball(tarball, staging).catch((error: unknown) => {
+      throw new PluginInstallError(spec, `cannot unpack ${tarball}: ${describeError(error)}`, error);
+    });
+    const manifest = await readPluginManifest(staging).catch((error: unknown) => {
+      throw relocateManifestError(error, staging, source.kind === "path" ? source.path : spec);
+    });
+    if (await hasDependencies(staging)) {
+      await installDependencies(this.npm, staging).catch((error: unknown) => {
+        throw new PluginInstallError(
+          spec,
+          `cannot install the dependencies of ${spec}: ${describeError(error)}`,
+          error,
+        );
+      });
+    }
+    return { tarball, staging, manifest };
   }
 
   private async obtainTarball(spec: string, source: SpecSource, work: string): Promise<string> {

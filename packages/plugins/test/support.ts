@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -37,4 +37,32 @@ export async function packFixture(folder: string, destination: string): Promise<
   const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
   if (packed === undefined) throw new Error(`npm pack ${folder} printed nothing`);
   return join(destination, packed.filename);
+}
+
+/** A tool or command sink like the agent's ToolRegistry: names by owner, first owner wins. */
+export class RecordingSink<T extends { name: string }> {
+  readonly entries = new Map<string, { item: T; owner: string }>();
+
+  register(item: T, owner: string): { ok: true } | { ok: false; existingOwner: string } {
+    const existing = this.entries.get(item.name);
+    if (existing !== undefined && existing.owner !== owner)
+      return { ok: false, existingOwner: existing.owner };
+    this.entries.set(item.name, { item, owner });
+    return { ok: true };
+  }
+
+  unregisterOwner(owner: string): void {
+    for (const [name, entry] of this.entries) if (entry.owner === owner) this.entries.delete(name);
+  }
+}
+
+/** Writes `files` into `dir` (created); objects are written as JSON. */
+export async function writeFiles(dir: string, files: Record<string, unknown>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) {
+    await writeFile(
+      join(dir, name),
+      typeof content === "string" ? content : JSON.stringify(content, null, 2),
+    );
+  }
 }

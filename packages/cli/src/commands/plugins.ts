@@ -26,7 +26,9 @@ export function registerPluginsCommands(program: Command, io: CliIo): void {
     .option("-l, --link", "link a local folder for development instead of copying it")
     .action(async (spec: string, options: { link?: boolean }) => {
       const store = openStore(io);
-      const result = options.link ? await store.link(spec, { cwd: io.cwd }) : await store.install(spec, { cwd: io.cwd });
+      const result = options.link
+        ? await store.link(spec, { cwd: io.cwd })
+        : await store.install(spec, { cwd: io.cwd });
       io.stdout(formatInstall(result));
     });
 
@@ -40,7 +42,8 @@ export function registerPluginsCommands(program: Command, io: CliIo): void {
         `Uninstalled ${pluginId}${result.removedDir === undefined ? "" : ` (removed ${result.removedDir})`}`,
         ...result.removal.removedLoadPaths.map((path) => `  unlinked ${path} (the folder itself is kept)`),
         ...result.removal.resetSlots.map(
-          (slot) => `  plugins.slots.${slot} reset to its default${slot === "contextEngine" ? " (legacy)" : ""}`,
+          (slot) =>
+            `  plugins.slots.${slot} reset to its default${slot === "contextEngine" ? " (legacy)" : ""}`,
         ),
         `  ${RESTART_HINT}`,
       ];
@@ -58,7 +61,11 @@ export function registerPluginsCommands(program: Command, io: CliIo): void {
         io.stdout(`${JSON.stringify(statuses.map(statusJson), null, 2)}\n`);
         return;
       }
-      io.stdout(statuses.length === 0 ? "No plugins installed. Install one with: clew plugins install <npm spec | folder | .tgz>\n" : formatTable(statuses));
+      io.stdout(
+        statuses.length === 0
+          ? "No plugins installed. Install one with: clew plugins install <npm spec | folder | .tgz>\n"
+          : formatTable(statuses),
+      );
     });
 
   for (const [name, enabled] of [
@@ -85,7 +92,11 @@ export function registerPluginsCommands(program: Command, io: CliIo): void {
     .action(async (pluginId: string, options: { json?: boolean }) => {
       const { plugins: statuses } = await inspect(io);
       const status = statuses.find((plugin) => plugin.id === pluginId);
-      if (status === undefined) throw new UnknownPluginError(pluginId, statuses.map((plugin) => plugin.id));
+      if (status === undefined)
+        throw new UnknownPluginError(
+          pluginId,
+          statuses.map((plugin) => plugin.id),
+        );
       io.stdout(options.json ? `${JSON.stringify(infoJson(status), null, 2)}\n` : formatInfo(status));
     });
 }
@@ -117,7 +128,8 @@ function formatInstall(result: PluginInstallResult): string {
         ];
   if (result.replaced !== undefined) lines.push(`  replaced the earlier ${result.replaced.source} install`);
   if (selection.selectedContextEngine) {
-    const previous = selection.previousContextEngine === undefined ? "" : `; was ${selection.previousContextEngine}`;
+    const previous =
+      selection.previousContextEngine === undefined ? "" : `; was ${selection.previousContextEngine}`;
     lines.push(`  selected as the context engine (plugins.slots.contextEngine = ${manifest.id}${previous})`);
   }
   lines.push(`  ${RESTART_HINT}`);
@@ -130,7 +142,8 @@ function configNote(result: ConfigEditResult): string {
 }
 
 function statusText(status: PluginStatus): string {
-  if (status.error !== undefined) return `error (${status.error.stage}): ${status.error.message.split("\n")[0]}`;
+  if (status.error !== undefined)
+    return `error (${status.error.stage}): ${status.error.message.replace(/\n\s*/g, " ")}`;
   if (!status.enabled) return "disabled";
   return status.loaded ? "loaded" : "not loaded";
 }
@@ -147,10 +160,17 @@ function formatTable(statuses: PluginStatus[]): string {
     statusText(status),
   ]);
   const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (column === header.length - 1 ? 0 : (row[column] ?? "").length))),
+    Math.max(
+      title.length,
+      ...rows.map((row) => (column === header.length - 1 ? 0 : (row[column] ?? "").length)),
+    ),
   );
   return [header, ...rows]
-    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  "))
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join("  "),
+    )
     .join("\n")
     .concat("\n");
 }
@@ -207,9 +227,11 @@ function formatInfo(status: PluginStatus): string {
     ...field("engines", status.contextEngineIds.join(", ")),
     ...field("tools", status.toolNames.join(", ")),
     ...field("commands", status.commandNames.map((name) => `/${name}`).join(", ")),
-    ...field("config", status.configuredConfig === undefined ? undefined : JSON.stringify(status.configuredConfig)),
+    ...field(
+      "config",
+      status.configuredConfig === undefined ? undefined : JSON.stringify(status.configuredConfig),
+    ),
     ...status.diagnostics.map((diagnostic) => `  ${diagnostic.level}: ${diagnostic.message}`),
   ];
-  if (status.error !== undefined && status.error.message.includes("\n")) lines.push(status.error.message);
   return `${lines.join("\n")}\n`;
 }

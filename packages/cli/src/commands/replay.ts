@@ -14,7 +14,6 @@ import {
 import {
   buildRunReport,
   type ClewConfig,
-  createContextEngineRegistry,
   createTokenCounter,
   describeRuntimeHost,
   importTranscript,
@@ -23,6 +22,7 @@ import {
   resolvePromptSettings,
 } from "@clew/core";
 import type { Command } from "commander";
+import { loadEngines } from "../agent-service.js";
 import { openCliContext } from "../context.js";
 import { type CliIo, CliUsageError } from "../io.js";
 import { formatFill, progressBar } from "./replay-output.js";
@@ -61,7 +61,7 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
   const window = positive("--window", options.window) ?? (options.demo ? 64_000 : 200_000);
   const budget = positive("--budget", options.budget);
   const turns = options.demo ? generateDemoSession() : await turnsOf(resolve(io.cwd, file as string));
-  const { config: userConfig } = await openCliContext(io);
+  const { config: userConfig, home: userHome } = await openCliContext(io);
   const config: ClewConfig = {
     ...userConfig,
     plugins: {
@@ -98,7 +98,8 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
     const result = await replaySession({
       turns,
       home,
-      registry: createContextEngineRegistry(),
+      // Plugin engines come from the user's home; the replayed session lives in a temporary one.
+      registry: (await loadEngines(userHome, config, new MemoryLogger())).registry,
       config,
       window: budget === undefined ? window : Math.min(window, budget),
       counter,

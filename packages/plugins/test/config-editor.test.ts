@@ -1,0 +1,120 @@
+import { readdir, readFile } from "node:fs/promises";
+import { type ClewConfig, ConfigError, configPath } from "@clew/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { applyInstalledPlugin, editClewConfig, removePluginFromConfig } from "../src/index.js";
+import { createTempHome } from "./support.js";
+
+let temp: Awaited<ReturnType<typeof createTempHome>>;
+beforeEach(async () => {
+  temp = await createTempHome("clew-config-edit-");
+});
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+const commented = `// my settings
+{
+  agents: { defaults: { model: "openai/gpt-test" } }, // trailing comma next
+  plugins: { entries: { other: { enabled: false } }, },
+}
+`;
+
+describe("editClewConfig", () => {
+  it("creates clew.json when there is none", async () => {
+    const result = await editClewConfig(temp.home, (config) => {
+      config.plugins = { slots: { contextEngine: "x" } };
+    });
+    expect(result).toMatchObject({ changed: true, json5Dropped: false });
+    expect(result.backupPath).toBeUndefined();
+    expect(await temp.readConfig()).toEqual({ plugins: { slots: { contextEngine: "x" } } });
+  });
+
+  it("keeps the previous JSON5 file byte for byte in clew.json.bak and says its comments were dropped", async () => {
+    await temp.writeConfig(commented);
+    const result = await editClewConfig(temp.home, (config) => {
+      config.plugins = { ...config.plugins, slots: { contextEngine: "x" } };
+    });
+    expect(result).toMatchObject({
+      changed: true,
+      json5Dropped: true,
+      backupPath: `${configPath(temp.home)}.bak`,
+    });
+    expect(await readFile(`${configPath(temp.home)}.bak`, "utf8")).toBe(commented);
+    expect(await temp.readConfig()).toEqual({
+      agents: { defaults: { model: "openai/gpt-test" } },
+      plugins: { entries: { other: { enabled: false } }, slots: { contextEngine: "x" } },
+    });
+  });
+
+  it("refuses a file that does not parse with ConfigError and leaves it untouched", async () => {
+    await temp.writeConfig('{ plugins: { slots: { contextEngine: "x" }');
+    const error = await editClewConfig(temp.home, () => undefined).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(await temp.readConfigText()).toBe('{ plugins: { slots: { contextEngine: "x" }');
+    expect(await readdir(temp.home)).toEqual(["clew.json"]);
+  });
+
+  it("writes nothing when the edit changes nothing, and never writes an edit that makes the config invalid", async () => {
+    await temp.writeConfig(commented);
+    expect(await editClewConfig(temp.home, () => undefined)).toMatchObject({ changed: false });
+    const invalid = await editClewConfig(temp.home, (config) => {
+      (config.plugins as Record<string, unknown>).slots = { contextEngine: 42 };
+    }).catch((caught: unknown) => caught);
+    expect(invalid).toBeInstanceOf(ConfigError);
+    expect(await temp.readConfigText()).toBe(commented);
+    expect(await readdir(temp.home)).toEqual(["clew.json"]);
+  });
+});
+
+describe("plugin config changes", () => {
+  it("an install enables the plugin and selects a context engine, remembering the previous slot", () => {
+    const config: ClewConfig = {
+      plugins: { slots: { contextEngine: "older" }, entries: { p: { config: { a: 1 } } } },
+    };
+    const selection = applyInstalledPlugin(
+      config,
+      { id: "p", kind: ["context-engine"] },
+      { linkDir: "/dev/p" },
+    );
+    expect(selection).toEqual({ selectedContextEngine: true, previousContextEngine: "older" });
+    expect(config.plugins).toEqual({
+      slots: { contextEngine: "p" },
+      entries: { p: { config: { a: 1 }, enabled: true } },
+      load: { paths: ["/dev/p"] },
+    });
+    const tools: ClewConfig = {};
+    expect(applyInstalledPlugin(tools, { id: "t", kind: ["tools"] })).toEqual({
+      selectedContextEngine: false,
+    });
+    expect(tools.plugins?.slots).toBeUndefined();
+  });
+
+  it("an uninstall resets every slot the plugin held, removes its mentions and keeps everything else", () => {
+    const config: ClewConfig = {
+      agents: { defaults: { historyLimit: 3 } },
+      plugins: {
+        allow: ["p", "q"],
+        deny: ["p"],
+        slots: { contextEngine: "p", memory: "p" },
+        entries: { p: { enabled: true }, q: { enabled: false } },
+        load: { paths: ["/dev/p", "/dev/q"] },
+      },
+    };
+    const removal = removePluginFromConfig(config, "p", ["/dev/p"]);
+    expect(removal).toEqual({
+      resetSlots: ["contextEngine", "memory"],
+      removedLoadPaths: ["/dev/p"],
+      removedEntry: true,
+    });
+    expect(config).toEqual({
+      agents: { defaults: { historyLimit: 3 } },
+      plugins: { allow: ["q"], entries: { q: { enabled: false } }, load: { paths: ["/dev/q"] } },
+    });
+    const other: ClewConfig = { plugins: { slots: { contextEngine: "x", memory: "p" }, entries: { p: {} } } };
+    removePluginFromConfig(other, "p", []);
+    expect(other).toEqual({ plugins: { slots: { contextEngine: "x" } } });
+    const only: ClewConfig = { plugins: { slots: { contextEngine: "p" } } };
+    removePluginFromConfig(only, "p", []);
+    expect(only).toEqual({});
+  });
+});
