@@ -8,7 +8,7 @@ import {
   createTokenCounter,
   type Logger,
 } from "@clew/core";
-import { loadPlugins } from "@clew/plugins";
+import { loadPlugins, type PluginLoadReport, reloadPlugins } from "@clew/plugins";
 import { openCliContext } from "./context.js";
 import type { CliIo } from "./io.js";
 
@@ -17,7 +17,7 @@ export async function loadEngines(
   home: string,
   config: ClewConfig,
   logger: Logger,
-): Promise<{ registry: ContextEngineRegistry; tools: ToolRegistry }> {
+): Promise<{ registry: ContextEngineRegistry; tools: ToolRegistry; report: PluginLoadReport }> {
   const registry = createContextEngineRegistry();
   const tools = new ToolRegistry();
   const report = await loadPlugins({ home, config, registry, tools, logger });
@@ -26,7 +26,14 @@ export async function loadEngines(
       logger.error(`plugin ${plugin.id} did not load (${plugin.error.stage}): ${plugin.error.message}`);
     }
   }
-  return { registry, tools };
+  return { registry, tools, report };
+}
+
+/** A running agent and how to reload it (plugins and config) without a restart. */
+export interface ReloadableAgentService {
+  service: LocalAgentService;
+  /** Reads clew.json again, reloads plugins into the same registry, and rebuilds the engines. */
+  reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
 }
 
 /** The agent run in this process, from the user's config, with its plugins loaded. */
@@ -34,11 +41,19 @@ export async function openLocalAgentService(
   io: CliIo,
   options: { logger?: Logger } = {},
 ): Promise<LocalAgentService> {
+  return (await openReloadableAgentService(io, options)).service;
+}
+
+export async function openReloadableAgentService(
+  io: CliIo,
+  options: { logger?: Logger } = {},
+): Promise<ReloadableAgentService> {
   const context = await openCliContext(io);
   const logger =
     options.logger ?? createPinoLogger({ level: (io.env.CLEW_LOG_LEVEL as "info" | undefined) ?? "warn" });
-  const { registry, tools } = await loadEngines(context.home, context.config, logger);
-  return new LocalAgentService({
+  const { registry, tools, report } = await loadEngines(context.home, context.config, logger);
+  let previous = report;
+  const service = new LocalAgentService({
     home: context.home,
     config: context.config,
     configPath: configPath(context.home),
@@ -48,4 +63,14 @@ export async function openLocalAgentService(
     registry,
     extraTools: tools,
   });
+  return {
+    service,
+    async reload() {
+      const { config } = await openCliContext(io);
+      const result = await reloadPlugins({ home: context.home, config, registry, tools, logger, previous });
+      previous = result.report;
+      await service.reload(config);
+      return { added: result.added, removed: result.removed, changed: result.changed };
+    },
+  };
 }

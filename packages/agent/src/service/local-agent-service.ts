@@ -258,6 +258,24 @@ export class LocalAgentService implements AgentService {
     await open.session.close();
   }
 
+  /**
+   * Takes a new config (and plugin registrations already reloaded into the registry): waits for
+   * runs in progress, closes open sessions, disposes every agent's engine, and builds them again
+   * on next use, so install, uninstall and slot changes apply without a restart. Stored sessions
+   * are untouched; the new engine takes over from the next run.
+   */
+  async reload(config: ClewConfig): Promise<void> {
+    for (const key of [...this.open.keys()]) {
+      const open = this.open.get(key);
+      if (open !== undefined) await open.queue;
+      await this.closeSession(key);
+    }
+    const runtimes = [...this.runtimes.values()];
+    this.runtimes.clear();
+    await Promise.all(runtimes.map((runtime) => runtime.host.dispose()));
+    this.options.config = config;
+  }
+
   /** Aborts runs in progress, waits for them, closes transcripts and disposes the engines. */
   close(): Promise<void> {
     this.closing ??= (async () => {

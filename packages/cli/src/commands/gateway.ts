@@ -1,7 +1,7 @@
-import { createPinoLogger } from "@clew/core";
+import { createPinoLogger, describeError } from "@clew/core";
 import { startGateway } from "@clew/gateway";
 import type { Command } from "commander";
-import { openLocalAgentService } from "../agent-service.js";
+import { openReloadableAgentService } from "../agent-service.js";
 import { type CliIo, CliUsageError } from "../io.js";
 
 /** `clew gateway`: serves the agent over HTTP and WebSocket until SIGINT or SIGTERM. */
@@ -21,7 +21,16 @@ export function registerGatewayCommand(program: Command, io: CliIo, signals: Shu
         throw new CliUsageError(`--port must be an integer from 0 to 65535, got "${options.port}"`);
       }
       const logger = createPinoLogger({ name: "clew-gateway" });
-      const service = await openLocalAgentService(io, { logger });
+      const agent = await openReloadableAgentService(io, { logger });
+      const service = agent.service;
+      // `kill -HUP <pid>` reloads config and plugins (install, uninstall, slot changes) in place.
+      const onReload = () => {
+        agent
+          .reload()
+          .then((changes) => logger.info(`reloaded: ${JSON.stringify(changes)}`))
+          .catch((error: unknown) => logger.error(`reload failed: ${describeError(error)}`));
+      };
+      process.on("SIGHUP", onReload);
       const token = options.token ?? io.env.CLEW_GATEWAY_TOKEN;
       const gateway = await startGateway({
         service,
@@ -36,6 +45,7 @@ export function registerGatewayCommand(program: Command, io: CliIo, signals: Shu
       io.stdout(`Clew gateway listening on ${gateway.url}\n`);
       await signals.wait();
       io.stdout("Shutting down: finishing or aborting runs...\n");
+      process.off("SIGHUP", onReload);
       await gateway.close();
     });
 }
