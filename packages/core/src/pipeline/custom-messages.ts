@@ -50,10 +50,24 @@ type AssistantBlock = TextContent | ThinkingContent | ToolCall;
 export function convertCustomMessages(messages: readonly unknown[]): AgentMessage[] {
   const output: AgentMessage[] = [];
   for (const message of messages) {
-    const converted = convertMessage(message);
+    const converted = convertOnce(message);
     if (converted !== undefined) output.push(converted);
   }
   return output;
+}
+
+// Stored messages are immutable, so a message converts the same way every turn. Remembering the
+// result keeps the converted object identical across turns, which lets per-message token caches
+// hit instead of recounting the whole history on every model call.
+const converted = new WeakMap<object, AgentMessage | null>();
+
+function convertOnce(message: unknown): AgentMessage | undefined {
+  if (typeof message !== "object" || message === null) return convertMessage(message);
+  const cached = converted.get(message);
+  if (cached !== undefined) return cached ?? undefined;
+  const result = convertMessage(message);
+  converted.set(message, result ?? null);
+  return result;
 }
 
 /**
