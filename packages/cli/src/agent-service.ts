@@ -32,6 +32,9 @@ export async function loadEngines(
 /** A running agent and how to reload it (plugins and config) without a restart. */
 export interface ReloadableAgentService {
   service: LocalAgentService;
+  /** The engines the agent selects from (legacy and the plugins'). */
+  registry: ContextEngineRegistry;
+  home: string;
   /** Reads clew.json again, reloads plugins into the same registry, and rebuilds the engines. */
   reload(): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
 }
@@ -65,6 +68,8 @@ export async function openReloadableAgentService(
   });
   return {
     service,
+    registry,
+    home: context.home,
     async reload() {
       const { config } = await openCliContext(io);
       const result = await reloadPlugins({ home: context.home, config, registry, tools, logger, previous });

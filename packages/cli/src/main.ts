@@ -2,6 +2,7 @@ import { ConfigError, describeError, isClewError } from "@clew/core";
 import { Command, CommanderError } from "commander";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerContextCommands } from "./commands/context.js";
+import { registerDoctorCommand } from "./commands/doctor.js";
 import { processShutdownSignals, registerGatewayCommand, type ShutdownSignals } from "./commands/gateway.js";
 import { registerPluginsCommands } from "./commands/plugins.js";
 import { registerReplayCommand } from "./commands/replay.js";
@@ -25,6 +26,7 @@ export function createProgram(io: CliIo, options: { signals?: ShutdownSignals } 
   registerChatCommand(program, io);
   registerContextCommands(program, io);
   registerReplayCommand(program, io);
+  registerDoctorCommand(program, io);
   registerGatewayCommand(program, io, options.signals ?? processShutdownSignals());
   return program;
 }

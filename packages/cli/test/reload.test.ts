@@ -14,11 +14,16 @@ let home: string;
 let fake: FakeProvider;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), "clew-reload-"));
-  fake = await startFakeProvider({ protocol: "openai-completions", script: scriptedReplies([{ text: "ok" }]) });
+  fake = await startFakeProvider({
+    protocol: "openai-completions",
+    script: scriptedReplies([{ text: "ok" }]),
+  });
   await writeFile(
     join(home, "clew.json"),
     JSON.stringify({
-      models: { providers: { local: { api: "openai-completions", baseUrl: fake.baseUrl, models: [{ id: "tiny" }] } } },
+      models: {
+        providers: { local: { api: "openai-completions", baseUrl: fake.baseUrl, models: [{ id: "tiny" }] } },
+      },
       agents: { defaults: { model: "local/tiny" } },
     }),
   );
@@ -47,7 +52,9 @@ describe("reloading a running agent", () => {
       expect(await agent.reload()).toMatchObject({ removed: ["fixture-engine"] });
       expect((await agent.service.status("agent:main:main")).text).toContain("Engine: legacy");
       const detail = await agent.service.getSession("agent:main:main");
-      expect(detail.messages.filter((message) => (message as { role: string }).role === "user")).toHaveLength(2);
+      expect(detail.messages.filter((message) => (message as { role: string }).role === "user")).toHaveLength(
+        2,
+      );
     } finally {
       await agent.service.close();
     }

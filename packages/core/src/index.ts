@@ -391,7 +391,15 @@ export {
   type JsonlTranscriptStoreOptions,
   type TranscriptFileOperations,
 } from "./transcript/jsonl/jsonl-transcript-store.js";
-export { acquireSessionLock, SessionLock, type SessionLockOptions } from "./transcript/jsonl/session-lock.js";
+export {
+  acquireSessionLock,
+  isProcessAlive,
+  type LockRecord,
+  lockPathOf,
+  parseLockRecord,
+  SessionLock,
+  type SessionLockOptions,
+} from "./transcript/jsonl/session-lock.js";
 export {
   SessionIndex,
   type SessionIndexEntry,

@@ -69,4 +69,21 @@ export function compactContextEngineWithSafetyTimeout(
     abortSignal === undefined ? { timeoutMs } : { timeoutMs, signal: abortSignal },
   );
 }
+/** OpenClaw's `agent-harness-runtime` name for the compaction watchdog (core's implementation). */
+export { compactWithSafetyTimeout } from "@clew/core";
+export {
+  buildMemoryPromptLines,
+  buildMemorySystemPromptAddition,
+  type MemoryCitationsMode,
+  type MemoryPromptContext,
+  MemoryPromptRegistry,
+  type MemoryPromptSectionBuilder,
+  type MemoryPromptSectionParams,
+  memoryPromptRegistry,
+  prepareMemorySystemPromptAddition,
+  type RegisterMemoryPromptSectionOptions,
+  registerMemoryPromptSection,
+  runWithMemoryPromptContext,
+  unregisterMemoryPromptSection,
+} from "./memory.js";
 export type { PluginApi, PluginCommand, PluginCommandContext, PluginRegister } from "./plugin-api.js";

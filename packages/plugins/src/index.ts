@@ -20,6 +20,7 @@ export {
   pluginStateDir,
 } from "./create-plugin-api.js";
 export { type DiscoveredPlugins, discoverPlugins, type PluginCandidate } from "./discover-plugins.js";
+export * from "./doctor/index.js";
 export {
   type ManifestProblem,
   PluginInstallError,

@@ -8,6 +8,9 @@ export const OPENCLAW_SDK_SPECIFIERS = [
   "openclaw/plugin-sdk/context-engine",
   "openclaw/plugin-sdk/compat",
   "openclaw/plugin-sdk/agent-harness-runtime",
+  // Clew's own SDK name: a plugin installed outside this repo cannot find the package on disk,
+  // and must share the host's copy anyway (delegateCompactionToRuntime only works there).
+  "@clew/plugin-sdk",
 ] as const;
 
 let registered = false;

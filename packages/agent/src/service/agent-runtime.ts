@@ -7,12 +7,19 @@ import {
   type ContextEngineRegistry,
   createModelSummarizer,
   createRuntimeCompaction,
+  isPluginEnabled,
+  type LlmCompleteParams,
+  type LlmCompleteResult,
   type Logger,
   SessionIndex,
   type Summarizer,
   type TokenCounter,
 } from "@clew/core";
-import { resolveModel } from "../providers/resolve-model.js";
+import { buildMemoryPromptSection, createMemoryTools, MEMORY_CORE_PLUGIN_ID } from "@clew/memory-core";
+import { registerMemoryPromptSection } from "@clew/plugin-sdk";
+import type { Message } from "@mariozechner/pi-ai";
+import { callModel } from "../providers/call-model.js";
+import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import { createSummaryComplete } from "../providers/summary-complete.js";
 import type { TurnEventListener } from "../runner/events.js";
 import { threadHostDescriptor } from "../threads/thread-host-descriptor.js";
@@ -54,12 +61,24 @@ export class AgentRuntime {
     this.tools = new ToolRegistry();
     for (const tool of options.extraTools?.list() ?? []) this.tools.register(tool, "plugin");
     registerBuiltinTools(this.tools, { workspaceDir: this.workspaceDir });
+    if (memoryCoreActive(options.config)) {
+      // The default memory plugin: notes in the agent's own workspace, its tools and prompt lines.
+      for (const tool of createMemoryTools({ workspaceDir: this.workspaceDir }))
+        this.tools.register(tool, MEMORY_OWNER);
+      registerMemoryPromptSection(buildMemoryPromptSection, { owner: MEMORY_OWNER });
+    }
     this.index = new SessionIndex({ home: options.home, agentId: options.agentId, now: options.now });
     const modelSummarizer = summaryModel(options);
-    const chatApi = chatModelApi(options);
+    const chat = chatModel(options);
+    const llm = chat === undefined ? undefined : hostModelCall(chat);
     this.host = new ContextEngineHost({
-      // Engines that require thread projection may run when the agent's model keeps server threads.
-      hostDescriptor: threadHostDescriptor({ api: chatApi ?? "none", llmComplete: false }),
+      // Engines that require thread projection may run when the agent's model keeps server threads;
+      // engines that need a model call get the agent's model (runtime-llm-complete).
+      hostDescriptor: threadHostDescriptor({
+        api: chat?.model.api ?? "none",
+        llmComplete: llm !== undefined,
+      }),
+      ...(llm === undefined ? {} : { llm }),
       registry: options.registry,
       config: options.config,
       logger: options.logger,
@@ -109,6 +128,15 @@ export class AgentRuntime {
   }
 }
 
+const MEMORY_OWNER = `plugin:${MEMORY_CORE_PLUGIN_ID}`;
+
+/** memory-core runs unless another memory plugin holds the slot, or it is disabled. */
+export function memoryCoreActive(config: ClewConfig): boolean {
+  const slot = config.plugins?.slots?.memory;
+  if (slot !== undefined && slot !== MEMORY_CORE_PLUGIN_ID) return false;
+  return isPluginEnabled(config, MEMORY_CORE_PLUGIN_ID);
+}
+
 /** The summary model (`agents.defaults.compaction.model`, else the chat model), when one resolves. */
 function summaryModel(options: AgentRuntimeOptions): Summarizer | undefined {
   try {
@@ -125,18 +153,51 @@ function summaryModel(options: AgentRuntimeOptions): Summarizer | undefined {
   }
 }
 
-/** The API of the agent's chat model, when one resolves (it decides the host's thread capability). */
-function chatModelApi(options: AgentRuntimeOptions): string | undefined {
+/** The agent's chat model, when one resolves. */
+function chatModel(options: AgentRuntimeOptions): ResolvedModel | undefined {
   try {
     return resolveModel(options.config, {
       agentId: options.agentId,
       purpose: "chat",
       env: options.env,
       configPath: options.configPath,
-    }).model.api;
+    });
   } catch {
     return undefined;
   }
+}
+
+/** `runtimeContext.llm` for engines: one call of the agent's model, no tools; errors throw. */
+function hostModelCall(resolved: ResolvedModel): {
+  complete(params: LlmCompleteParams): Promise<LlmCompleteResult>;
+} {
+  return {
+    async complete(params) {
+      const message = await callModel(
+        resolved,
+        { systemPrompt: params.systemPrompt ?? "", messages: params.messages as Message[], tools: [] },
+        {
+          ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
+          ...(params.maxTokens === undefined ? {} : { maxTokens: params.maxTokens }),
+        },
+      );
+      if (message.stopReason === "error" || message.stopReason === "aborted") {
+        throw new Error(message.errorMessage ?? `the model call ended with ${message.stopReason}`);
+      }
+      const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      const usage = message.usage;
+      return {
+        text,
+        usage: {
+          input: usage.input,
+          output: usage.output,
+          cacheRead: usage.cacheRead,
+          cacheWrite: usage.cacheWrite,
+          total: usage.totalTokens,
+        },
+      };
+    },
+  };
 }
 
 function compactionSettings(config: ClewConfig): { keepRecentTokens?: number; reserveTokens?: number } {

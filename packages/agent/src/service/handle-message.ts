@@ -23,6 +23,7 @@ import { ToolRegistry } from "../tools/tool.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
 import { cliBackendFor, configuredModelRef, runCliBackendMessage } from "./cli-backend-turn.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
+import { maybeFlushMemory } from "./memory-flush-turn.js";
 import { prepareRunPrompt, recordRunReport } from "./run-prompt.js";
 import { runCommand, statusOf } from "./session-commands.js";
 
@@ -95,41 +96,50 @@ async function runModelTurn(
   emit({ type: "run-start", sessionKey: open.key, sessionId: open.session.sessionId, model: resolved.ref });
   const { runtime } = open;
   const tools = toolsForRun(service, open);
-  const step = createModelStep({
-    // Providers that keep a server thread (OpenAI Responses) get the context once per epoch when
-    // the engine asks for `thread_bootstrap`; every other call is projected in full.
-    callModel: createThreadProjectingCallModel({
-      state: open.threadState,
-      base: (context, callOptions) => {
-        open.lastRequestMessages = context.messages;
-        return callModel(resolved, context, {
-          ...callOptions,
-          sessionId: open.session.sessionId,
-          ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
-            ? {}
-            : { reasoning: settings.thinkingLevel }),
-        });
-      },
-    }),
-    isOverflow: (message) => isOverflowMessage(message, resolved.contextWindow),
-    tools,
-    onEvent: emit,
-    now: service.now,
-  });
+  const makeStep = (onEvent: ((event: TurnEvent) => void) | undefined) =>
+    createModelStep({
+      // Providers that keep a server thread (OpenAI Responses) get the context once per epoch when
+      // the engine asks for `thread_bootstrap`; every other call is projected in full.
+      callModel: createThreadProjectingCallModel({
+        state: open.threadState,
+        base: (context, callOptions) => {
+          open.lastRequestMessages = context.messages;
+          return callModel(resolved, context, {
+            ...callOptions,
+            sessionId: open.session.sessionId,
+            ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
+              ? {}
+              : { reasoning: settings.thinkingLevel }),
+          });
+        },
+      }),
+      isOverflow: (message) => isOverflowMessage(message, resolved.contextWindow),
+      tools,
+      ...(onEvent === undefined ? {} : { onEvent }),
+      now: service.now,
+    });
+  const model = {
+    id: resolved.model.id,
+    provider: resolved.model.provider,
+    api: resolved.model.api,
+    contextWindow: resolved.contextWindow,
+  };
   try {
     const prepared = await prepareRunPrompt(service, open, tools, resolved.ref, settings);
+    await maybeFlushMemory(service, open, {
+      model,
+      window: runtime.host.contextWindow(model),
+      prepared,
+      step: makeStep(undefined),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     const turn = await runtime.withListener(open.key, emit, () =>
       runtime.host.runTurn({
         session: open.session,
         prompt,
         systemPrompt: prepared.prompt.text,
-        model: {
-          id: resolved.model.id,
-          provider: resolved.model.provider,
-          api: resolved.model.api,
-          contextWindow: resolved.contextWindow,
-        },
-        callModel: step,
+        model,
+        callModel: makeStep(emit),
         isContextOverflow: (error) => error instanceof ContextOverflowError,
         availableTools: tools.names(),
         ...(options.signal === undefined ? {} : { signal: options.signal }),

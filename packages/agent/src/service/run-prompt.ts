@@ -9,6 +9,7 @@ import {
   resolvePromptSettings,
   type TruncationWarningState,
 } from "@clew/core";
+import { buildMemorySystemPromptAddition } from "@clew/plugin-sdk";
 import type { SessionSettings } from "../commands/settings.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
@@ -23,7 +24,7 @@ export async function prepareRunPrompt(
 ): Promise<PreparedSystemPrompt> {
   const entry = await open.runtime.index.get(open.key);
   const firstRun = (await open.session.messages()).length === 0;
-  return prepareSystemPrompt({
+  const prepared = await prepareSystemPrompt({
     workspaceDir: open.runtime.workspaceDir,
     firstRun,
     home: service.options.home,
@@ -40,6 +41,21 @@ export async function prepareRunPrompt(
       ? {}
       : { warningState: entry.promptWarning as TruncationWarningState }),
   });
+  // The active memory plugin's lines (memory-core by default) close the prompt as their own section.
+  const memory = buildMemorySystemPromptAddition({
+    availableTools: tools.names(),
+    agentId: open.runtime.agentId,
+    agentSessionKey: open.key,
+  });
+  if (memory === undefined) return prepared;
+  return {
+    ...prepared,
+    prompt: {
+      ...prepared.prompt,
+      text: `${prepared.prompt.text}\n\n${memory}`,
+      sections: [...prepared.prompt.sections, { name: "Memory", text: memory }],
+    },
+  };
 }
 
 /** Builds the run report of the run that just ended and stores it with the session. */

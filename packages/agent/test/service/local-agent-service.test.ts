@@ -44,9 +44,16 @@ describe("LocalAgentService", () => {
       "assistant",
     ]);
     // The second model call saw the tool result and the tool schemas.
-    const second = harness.fake.requests[1]?.body as { messages: Array<{ role: string }>; tools: unknown[] };
+    const second = harness.fake.requests[1]?.body as {
+      messages: Array<{ role: string; content?: unknown }>;
+      tools: Array<{ function: { name: string } }>;
+    };
     expect(second.messages.map((message) => message.role)).toContain("tool");
-    expect(second.tools.length).toBe(5);
+    expect(second.tools.map((tool) => tool.function.name).sort()).toEqual(
+      ["edit", "exec", "memory_get", "memory_search", "read", "spawn_subagent", "write"].sort(),
+    );
+    // memory-core's prompt lines close the system prompt.
+    expect(JSON.stringify(second.messages[0]?.content)).toContain("## Memory");
   });
 
   it("answers commands without calling the model and persists directive-only settings", async () => {

@@ -1,5 +1,6 @@
 import { createPinoLogger, describeError } from "@clew/core";
 import { startGateway } from "@clew/gateway";
+import { createQuarantineMirror } from "@clew/plugins";
 import type { Command } from "commander";
 import { openReloadableAgentService } from "../agent-service.js";
 import { type CliIo, CliUsageError } from "../io.js";
@@ -31,6 +32,10 @@ export function registerGatewayCommand(program: Command, io: CliIo, signals: Shu
           .catch((error: unknown) => logger.error(`reload failed: ${describeError(error)}`));
       };
       process.on("SIGHUP", onReload);
+      // Engines quarantined in this process, mirrored to a file so `clew doctor` can report them.
+      const mirror = createQuarantineMirror({ home: agent.home, registry: agent.registry });
+      const mirrorTimer = setInterval(() => void mirror.sync().catch(() => {}), 2_000);
+      mirrorTimer.unref();
       const token = options.token ?? io.env.CLEW_GATEWAY_TOKEN;
       const gateway = await startGateway({
         service,
@@ -46,7 +51,9 @@ export function registerGatewayCommand(program: Command, io: CliIo, signals: Shu
       await signals.wait();
       io.stdout("Shutting down: finishing or aborting runs...\n");
       process.off("SIGHUP", onReload);
+      clearInterval(mirrorTimer);
       await gateway.close();
+      await mirror.close();
     });
 }
 

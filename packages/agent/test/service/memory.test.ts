@@ -1,0 +1,41 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createServiceHarness } from "./service-harness.js";
+
+let harness: Awaited<ReturnType<typeof createServiceHarness>> | undefined;
+afterEach(async () => {
+  await harness?.cleanup();
+  harness = undefined;
+});
+
+describe("memory-core in the agent", () => {
+  it("runs a silent memory flush once when the context nears compaction, then the user's turn", async () => {
+    harness = await createServiceHarness({
+      contextWindow: 100_000,
+      replies: [
+        // The first turn reports a prompt of 90k tokens: the next message is past the flush line.
+        { text: "noted", usage: { input: 90_000, output: 10 } },
+        // The flush turn: the agent writes a note, then answers the silent token.
+        { toolCalls: [{ name: "write", arguments: { path: "memory/notes.md", content: "- deploy key rotates on Fridays" } }] },
+        { text: "NO_REPLY" },
+        // The user's turn.
+        { text: "Here is the answer.", usage: { input: 95_000, output: 10 } },
+        { text: "Second answer." },
+      ],
+    });
+    const { service, fake, home } = harness;
+    await service.createSession({ sessionKey: "agent:main:main" });
+    await service.sendMessage("agent:main:main", "remember the deploy schedule");
+    const reply = await service.sendMessage("agent:main:main", "what next?");
+    expect(reply).toMatchObject({ ok: true, text: "Here is the answer." });
+    const flushRequest = JSON.stringify(fake.requests[1]?.body);
+    expect(flushRequest).toContain("Pre-compaction memory flush");
+    const notes = await readFile(join(home, "agents/main/workspace/memory/notes.md"), "utf8");
+    expect(notes).toContain("deploy key rotates on Fridays");
+    // Same compaction cycle: no second flush.
+    expect((await service.sendMessage("agent:main:main", "and then?")).text).toBe("Second answer.");
+    expect(fake.requests).toHaveLength(5);
+    expect(await readdir(join(home, "agents/main/workspace/memory"))).toEqual(["notes.md"]);
+  });
+});
