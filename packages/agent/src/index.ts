@@ -1,4 +1,5 @@
 export * from "./commands/index.js";
+export { PluginCommandRegistry } from "./commands/plugin-commands.js";
 export * from "./context-report/index.js";
 export {
   CLI_BACKEND_MAX_REPLY_CHARS,

@@ -1,4 +1,4 @@
-import { LocalAgentService, ToolRegistry } from "@clew/agent";
+import { LocalAgentService, PluginCommandRegistry, ToolRegistry } from "@clew/agent";
 import {
   type ClewConfig,
   type ContextEngineRegistry,
@@ -17,16 +17,22 @@ export async function loadEngines(
   home: string,
   config: ClewConfig,
   logger: Logger,
-): Promise<{ registry: ContextEngineRegistry; tools: ToolRegistry; report: PluginLoadReport }> {
+): Promise<{
+  registry: ContextEngineRegistry;
+  tools: ToolRegistry;
+  commands: PluginCommandRegistry;
+  report: PluginLoadReport;
+}> {
   const registry = createContextEngineRegistry();
   const tools = new ToolRegistry();
-  const report = await loadPlugins({ home, config, registry, tools, logger });
+  const commands = new PluginCommandRegistry();
+  const report = await loadPlugins({ home, config, registry, tools, commands, logger });
   for (const plugin of report.plugins) {
     if (plugin.enabled && !plugin.loaded && plugin.error !== undefined) {
       logger.error(`plugin ${plugin.id} did not load (${plugin.error.stage}): ${plugin.error.message}`);
     }
   }
-  return { registry, tools, report };
+  return { registry, tools, commands, report };
 }
 
 /** A running agent and how to reload it (plugins and config) without a restart. */
@@ -54,7 +60,7 @@ export async function openReloadableAgentService(
   const context = await openCliContext(io);
   const logger =
     options.logger ?? createPinoLogger({ level: (io.env.CLEW_LOG_LEVEL as "info" | undefined) ?? "warn" });
-  const { registry, tools, report } = await loadEngines(context.home, context.config, logger);
+  const { registry, tools, commands, report } = await loadEngines(context.home, context.config, logger);
   let previous = report;
   const service = new LocalAgentService({
     home: context.home,
@@ -65,6 +71,7 @@ export async function openReloadableAgentService(
     counter: await createTokenCounter(context.config),
     registry,
     extraTools: tools,
+    pluginCommands: commands,
   });
   return {
     service,
@@ -72,7 +79,15 @@ export async function openReloadableAgentService(
     home: context.home,
     async reload() {
       const { config } = await openCliContext(io);
-      const result = await reloadPlugins({ home: context.home, config, registry, tools, logger, previous });
+      const result = await reloadPlugins({
+        home: context.home,
+        config,
+        registry,
+        tools,
+        commands,
+        logger,
+        previous,
+      });
       previous = result.report;
       await service.reload(config);
       return { added: result.added, removed: result.removed, changed: result.changed };

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -48,6 +48,27 @@ function io(lines: string[] = []) {
   };
   return { cliIo, output: () => ({ stdout, stderr }) };
 }
+
+describe("a plugin's chat command", () => {
+  it("runs from the chat when the message is only that command, and not for other text", async () => {
+    const plugin = join(home, "ping-plugin");
+    await mkdir(plugin);
+    await writeFile(join(plugin, "package.json"), JSON.stringify({ name: "ping-plugin", version: "0.1.0", type: "module", main: "index.mjs" }));
+    await writeFile(join(plugin, "clew.plugin.json"), JSON.stringify({ id: "ping", kind: "tools", configSchema: {} }));
+    await writeFile(
+      join(plugin, "index.mjs"),
+      `export default function register(api) {
+  api.registerCommand({ name: "ping", description: "answers pong", handler: ({ args }) => "pong " + args });
+}
+`,
+    );
+    expect(await runCli(["plugins", "install", "--link", plugin], io().cliIo)).toBe(0);
+    const chat = io(["/ping hello", "say /ping later"]);
+    expect(await runCli(["chat"], chat.cliIo)).toBe(0);
+    expect(chat.output().stdout).toContain("pong hello");
+    expect(fake.requests).toHaveLength(1);
+  });
+});
 
 describe("a context-engine plugin in the agent", () => {
   it("is selected on install, runs turns, shows in /status, and after uninstall the agent is back on legacy", async () => {

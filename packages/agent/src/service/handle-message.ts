@@ -38,7 +38,21 @@ export async function handleMessage(
   text: string,
   options: SendMessageOptions,
 ): Promise<SendMessageResult> {
-  const parsed = parseChatInput(text, { authorized: options.authorized ?? true });
+  const authorized = options.authorized ?? true;
+  const pluginCommand = authorized ? service.options.pluginCommands?.match(text) : undefined;
+  if (pluginCommand !== undefined) {
+    try {
+      const answer = await pluginCommand.command.handler({ sessionKey: open.key, args: pluginCommand.args });
+      return { kind: "command", ok: true, text: answer };
+    } catch (error) {
+      return {
+        kind: "command",
+        ok: false,
+        text: `⚠️ /${pluginCommand.command.name} failed: ${describeError(error)}`,
+      };
+    }
+  }
+  const parsed = parseChatInput(text, { authorized });
   if (parsed.kind === "command") return runCommand(service, open, parsed, options);
   const entry = await open.runtime.index.get(open.key);
   const settings = (entry?.settings ?? {}) as SessionSettings;

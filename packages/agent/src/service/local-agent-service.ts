@@ -12,6 +12,7 @@ import {
   TranscriptHostSession,
   UnknownSessionError,
 } from "@clew/core";
+import type { PluginCommandRegistry } from "../commands/plugin-commands.js";
 import { createThreadState, type ThreadState } from "../threads/thread-state.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { AgentRuntime } from "./agent-runtime.js";
@@ -36,6 +37,8 @@ export interface LocalAgentServiceOptions {
   counter: TokenCounter;
   registry?: ContextEngineRegistry;
   extraTools?: ToolRegistry;
+  /** Chat commands plugins registered. */
+  pluginCommands?: PluginCommandRegistry;
   /** Where the agent's tools work; default `<home>/agents/<agentId>/workspace`. */
   workspaceDir?: string;
   defaultAgentId?: string;
