@@ -1,0 +1,85 @@
+/**
+ * Assembly from a session view, in time proportional to what changed: the view's messages and
+ * token counts are already in memory, the host's messages after the newest stored one (the
+ * current turn's steps, stored only after the turn) are the only ones counted, and the budget fit
+ * walks back from the newest item only when the whole view does not fit.
+ */
+import type { AgentMessage, TokenCounter } from "@clew/core";
+import type { SessionView, ViewItem } from "../view/session-view.js";
+import { type AssemblyEntry, addToTally, emptyTally, type FitResult, fitToBudget } from "./fit-to-budget.js";
+
+/** Host messages examined from the end when looking for the newest stored one. */
+const LIVE_SCAN_LIMIT = 64;
+
+export interface AssembledView extends FitResult {
+  /** Host messages included because the engine has not stored them yet. */
+  live: number;
+  /** False when the host's history did not contain any recently stored message. */
+  liveFound: boolean;
+}
+
+export function assembleView(
+  view: SessionView,
+  hostMessages: readonly AgentMessage[],
+  budget: number,
+  counter: TokenCounter,
+): AssembledView {
+  const { messages: live, found } = unstoredTail(view, hostMessages);
+  const liveTokens = live.map((message) => counter.countMessage(message));
+  const liveTotal = liveTokens.reduce((sum, tokens) => sum + tokens, 0);
+  if (view.assembledTokens + liveTotal <= budget) {
+    return {
+      messages: [...view.assembled, ...live],
+      tokens: view.assembledTokens + liveTotal,
+      omitted: 0,
+      clipped: 0,
+      live: live.length,
+      liveFound: found,
+    };
+  }
+  // Only the newest items that fit can be kept: older ones are counted for the note, not copied.
+  const items = view.assembledItems;
+  let first = items.length;
+  let suffix = liveTotal;
+  while (first > 0 && suffix + (items[first - 1] as ViewItem).tokens <= budget) {
+    first -= 1;
+    suffix += (items[first] as ViewItem).tokens;
+  }
+  // Start at the group that did not fit, so cuts and clipping see whole groups.
+  if (first > 0) first -= 1;
+  while (first > 0 && !(items[first] as ViewItem).startsGroup) first -= 1;
+  const before = emptyTally();
+  for (let index = 0; index < first; index++) addToTally(before, labelOf(items[index] as ViewItem));
+  const entries: AssemblyEntry[] = [
+    ...items.slice(first).map(entryOf),
+    ...live.map((message, index) => ({
+      message,
+      tokens: liveTokens[index] ?? 0,
+      startsGroup: (message as unknown as Record<string, unknown>).role !== "toolResult",
+      label: undefined,
+    })),
+  ];
+  return { ...fitToBudget(entries, budget, counter, before), live: live.length, liveFound: found };
+}
+
+function labelOf(item: ViewItem): string {
+  return item.ref.kind === "message" ? `m${item.ref.seq}` : item.ref.summaryId;
+}
+
+function entryOf(item: ViewItem): AssemblyEntry {
+  return { message: item.message, tokens: item.tokens, startsGroup: item.startsGroup, label: labelOf(item) };
+}
+
+/** The host's messages after the newest one the view holds (none when it holds none of them). */
+function unstoredTail(
+  view: SessionView,
+  hostMessages: readonly AgentMessage[],
+): { messages: AgentMessage[]; found: boolean } {
+  const stop = Math.max(0, hostMessages.length - LIVE_SCAN_LIMIT);
+  for (let index = hostMessages.length - 1; index >= stop; index--) {
+    if (view.isRecentlyStored(hostMessages[index] as AgentMessage)) {
+      return { messages: hostMessages.slice(index + 1), found: true };
+    }
+  }
+  return { messages: [], found: hostMessages.length === 0 };
+}

@@ -1,0 +1,228 @@
+/**
+ * One compaction of a session's view, worked out in memory; the caller writes the result to the
+ * store in one transaction, so the view changes once (one prompt-cache break per compaction).
+ *
+ * Phases:
+ * 1. Leaf: chunks of raw messages before the fresh tail (the newest `freshTailShare` of the budget,
+ *    at least the newest group) become leaf summaries, oldest first. Forced compaction sweeps them
+ *    all; otherwise it stops once the target is reached.
+ * 2. Condense: while the view is over the target, or summaries before the tail exceed
+ *    `summaryShare` of the budget, runs of summaries (shallowest depth first, oldest first) fold
+ *    into condensed nodes.
+ * 3. Root: if still over the target, everything before the tail folds into one node capped at the
+ *    room the tail leaves.
+ *
+ * Why it reaches the target when it can: every published node is smaller than what it replaces,
+ * and the root pass caps its node at `target − tail`. It falls short only when the tail alone is
+ * over the target, or the room left is smaller than an empty summary; the outcome names which.
+ * The sources stay stored, so nothing here loses a message.
+ */
+import { abortReason } from "@clew/core";
+import type { CompactionWrite } from "../store/store.js";
+import type { ViewItem } from "../view/session-view.js";
+import { type BuiltNode, buildNode, type NodeSettings } from "./build-node.js";
+import { assembledTokens, condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "./plan.js";
+
+export interface CompactionSettings extends NodeSettings {
+  freshTailShare: number;
+  summaryShare: number;
+  leafChunkTokens: number;
+  leafTargetTokens: number;
+  condensedTargetTokens: number;
+  condenseFanIn: number;
+}
+
+export interface CompactViewRequest {
+  sessionId: string;
+  items: readonly ViewItem[];
+  /** Tokens the view should end at or below. */
+  targetTokens: number;
+  /** The budget the fresh tail and the summary share are measured against. */
+  budgetTokens: number;
+  force: boolean;
+  customInstructions?: string;
+  signal?: AbortSignal;
+}
+
+export interface CompactViewOutcome {
+  write: CompactionWrite;
+  items: ViewItem[];
+  tokensBefore: number;
+  tokensAfter: number;
+  reached: boolean;
+  /** Why the target was not reached, or why nothing was done. */
+  reason?: string;
+  leafNodes: number;
+  condensedNodes: number;
+  /** Set when the caller's signal fired; the write holds the nodes finished before it. */
+  aborted?: unknown;
+}
+
+/** Leaf chunks smaller than this are left for condensing: a summary would barely be smaller. */
+const MIN_LEAF_CHUNK_TOKENS = 400;
+/** A leaf summary's cap as a share of its chunk. */
+const LEAF_RATIO = 0.35;
+/** A condensed node's cap as a share of its run. */
+const CONDENSE_RATIO = 0.6;
+
+export async function compactView(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+): Promise<CompactViewOutcome> {
+  const state = new WorkingView(request.items);
+  const tokensBefore = state.total();
+  const tailTokens = Math.floor(request.budgetTokens * settings.freshTailShare);
+  const finish = (reason?: string, aborted?: unknown): CompactViewOutcome => {
+    const tokensAfter = state.total();
+    const reached = tokensAfter <= request.targetTokens;
+    const explained = reason ?? (reached ? undefined : state.shortfall(request.targetTokens, tailTokens));
+    return {
+      write: {
+        summaries: state.built.map((node) => node.summary),
+        edits: state.built.map((node) => node.edit),
+      },
+      items: state.items,
+      tokensBefore,
+      tokensAfter,
+      reached,
+      ...(explained === undefined ? {} : { reason: explained }),
+      leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length,
+      condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
+      ...(aborted === undefined ? {} : { aborted }),
+    };
+  };
+  if (state.items.length === 0) return finish("no stored history for this session");
+  if (!request.force && tokensBefore <= request.targetTokens) return finish("already within the target");
+  try {
+    await leafPhase(settings, request, state, tailTokens);
+    await condensePhase(settings, request, state, tailTokens);
+    await rootPhase(settings, request, state, tailTokens);
+  } catch (error) {
+    if (request.signal?.aborted) return finish("aborted", abortReason(request.signal));
+    throw error;
+  }
+  if (state.built.length === 0)
+    return finish(state.total() <= request.targetTokens ? "nothing to compact" : undefined);
+  return finish();
+}
+
+async function leafPhase(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+  state: WorkingView,
+  tailTokens: number,
+): Promise<void> {
+  const chunks = leafChunks(state.items, freshTailStart(state.items, tailTokens), settings.leafChunkTokens);
+  const positions = chunks.map((chunk) => state.positionsOf(chunk));
+  for (const [index, chunk] of chunks.entries()) {
+    if (!request.force && state.total() <= request.targetTokens) return;
+    if (chunk.tokens < MIN_LEAF_CHUNK_TOKENS) continue;
+    const run = state.runOf(positions[index] ?? []);
+    if (run === undefined) continue;
+    const cap = Math.min(settings.leafTargetTokens, Math.floor(run.tokens * LEAF_RATIO));
+    state.replace(run, await buildFor(settings, request, state, run, cap));
+  }
+}
+
+async function condensePhase(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+  state: WorkingView,
+  tailTokens: number,
+): Promise<void> {
+  const skip = new Set<number>();
+  const summaryLimit = Math.floor(request.budgetTokens * settings.summaryShare);
+  for (;;) {
+    const tailStart = freshTailStart(state.items, tailTokens);
+    const summaryTokens = runTokens(state.items, 0, tailStart);
+    if (state.total() <= request.targetTokens && summaryTokens <= summaryLimit) return;
+    const run = condenseRun(state.items, tailStart, {
+      maxFanIn: settings.condenseFanIn,
+      maxInputTokens: settings.leafChunkTokens,
+      skip,
+    });
+    if (run === undefined) return;
+    const cap = Math.min(settings.condensedTargetTokens, Math.floor(run.tokens * CONDENSE_RATIO));
+    const replaced = state.replace(run, await buildFor(settings, request, state, run, cap));
+    if (!replaced) skip.add((state.items[run.start] as ViewItem).position);
+  }
+}
+
+async function rootPhase(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+  state: WorkingView,
+  tailTokens: number,
+): Promise<void> {
+  if (state.total() <= request.targetTokens) return;
+  const tailStart = freshTailStart(state.items, tailTokens);
+  if (tailStart === 0) return;
+  const run: ItemRun = { start: 0, end: tailStart, tokens: runTokens(state.items, 0, tailStart) };
+  const room = request.targetTokens - (state.total() - run.tokens);
+  const cap = Math.min(room, run.tokens - 1);
+  if (cap <= 0) return;
+  state.replace(run, await buildFor(settings, request, state, run, cap));
+}
+
+function buildFor(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+  state: WorkingView,
+  run: ItemRun,
+  maxTokens: number,
+): Promise<BuiltNode | undefined> {
+  if (request.signal?.aborted) throw abortReason(request.signal);
+  return buildNode(settings, {
+    sessionId: request.sessionId,
+    items: state.items.slice(run.start, run.end),
+    maxTokens,
+    ...(request.customInstructions === undefined ? {} : { customInstructions: request.customInstructions }),
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+  });
+}
+
+/** The view as compaction changes it, and the nodes made so far. */
+class WorkingView {
+  readonly items: ViewItem[];
+  readonly built: BuiltNode[] = [];
+
+  constructor(items: readonly ViewItem[]) {
+    this.items = [...items];
+  }
+
+  total(): number {
+    return this.items.reduce((sum, item) => sum + assembledTokens(item), 0);
+  }
+
+  positionsOf(run: ItemRun): number[] {
+    return this.items.slice(run.start, run.end).map((item) => item.position);
+  }
+
+  /** The run now holding exactly these positions, or undefined when something replaced them. */
+  runOf(positions: readonly number[]): ItemRun | undefined {
+    const start = this.items.findIndex((item) => item.position === positions[0]);
+    if (start < 0) return undefined;
+    const end = start + positions.length;
+    const same = positions.every((position, offset) => this.items[start + offset]?.position === position);
+    return same ? { start, end, tokens: runTokens(this.items, start, end) } : undefined;
+  }
+
+  /** Puts `node` in place of `run` when it is smaller; says whether it did. */
+  replace(run: ItemRun, node: BuiltNode | undefined): boolean {
+    if (node === undefined || node.item.tokens >= run.tokens) return false;
+    this.items.splice(run.start, run.end - run.start, node.item);
+    this.built.push(node);
+    return true;
+  }
+
+  /** Why the view is still over `target`. */
+  shortfall(target: number, tailTokens: number): string {
+    const tailStart = freshTailStart(this.items, tailTokens);
+    const tail = runTokens(this.items, tailStart, this.items.length);
+    const total = this.total();
+    if (tail > target) {
+      return `the fresh tail alone (${this.items.length - tailStart} items, ${tail} tokens, at least the newest message group) is over the target of ${target} tokens`;
+    }
+    return `history before the fresh tail could not be reduced below ${total - tail} tokens (${tailStart} items; the target leaves ${target - tail} tokens after the ${tail}-token fresh tail, less than the smallest summary)`;
+  }
+}

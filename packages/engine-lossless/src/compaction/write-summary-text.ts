@@ -1,0 +1,143 @@
+/**
+ * Gets the text of a summary, falling back until one is made: the configured summarizer (a model,
+ * under a timeout), then the extractive summarizer, then a plain digest of first lines. A summary
+ * is therefore always written and history is never dropped because a summarizer failed. Only the
+ * caller's abort stops it (rethrown as the signal's reason).
+ */
+import {
+  type AgentMessage,
+  abortReason,
+  containsVerbatim,
+  createExtractiveSummarizer,
+  describeError,
+  EXTRACTIVE_SUMMARIZER_ID,
+  ensureIdentifiers,
+  type Logger,
+  readableTextParts,
+  type Summarizer,
+} from "@clew/core";
+import { condenseExtractively } from "./condense-extractively.js";
+
+/** Identifiers written into a summary's text; all of them stay in its anchors either way. */
+const RENDERED_ANCHORS = 60;
+/** Room for the heading `ensureIdentifiers` may add and its "…and N more" line. */
+const ANCHOR_SECTION_CHARS = 60;
+const DIGEST_LINE_CHARS = 160;
+
+export interface SummaryTextRequest {
+  summarizer: Summarizer;
+  /** What to summarize: raw messages for a leaf, rendered summaries (and stragglers) to condense. */
+  messages: readonly AgentMessage[];
+  /** For condensing: the children's bodies, merged by code when no model condenses them. */
+  childBodies?: readonly string[];
+  anchors: readonly string[];
+  maxTokens: number;
+  customInstructions?: string;
+  /** How long the configured summarizer may take before the fallback is used. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  logger: Logger;
+}
+
+export interface SummaryText {
+  text: string;
+  summarizerId: string;
+}
+
+export async function writeSummaryText(request: SummaryTextRequest): Promise<SummaryText> {
+  const fromSummarizer = await tryConfigured(request);
+  const made = fromSummarizer ?? (await fallbackText(request));
+  return {
+    text: withMissingAnchors(made.text, request.anchors, request.maxTokens),
+    summarizerId: made.summarizerId,
+  };
+}
+
+/**
+ * Adds the anchors the text lost, as many as fit the length budget (at most `RENDERED_ANCHORS`),
+ * so that a paraphrasing summarizer cannot silently drop an identifier the model would need, and a
+ * long anchor list cannot push the summary's own content out.
+ */
+function withMissingAnchors(text: string, anchors: readonly string[], maxTokens: number): string {
+  const missing = anchors.filter((anchor) => !containsVerbatim(text, anchor));
+  let room = maxTokens * 4 - text.length - ANCHOR_SECTION_CHARS;
+  let count = 0;
+  for (const anchor of missing.slice(0, RENDERED_ANCHORS)) {
+    room -= anchor.length + 3;
+    if (room < 0) break;
+    count += 1;
+  }
+  return count === 0 ? text : ensureIdentifiers(text, missing.slice(0, count), count);
+}
+
+async function tryConfigured(request: SummaryTextRequest): Promise<SummaryText | undefined> {
+  const { summarizer, signal } = request;
+  if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID && request.childBodies !== undefined) return undefined;
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const bounded = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+  try {
+    const summary = summarizer.summarize({
+      messages: request.messages,
+      maxTokens: request.maxTokens,
+      kind: "history",
+      ...(request.customInstructions === undefined ? {} : { customInstructions: request.customInstructions }),
+      signal: bounded,
+    });
+    // The race makes a summarizer that ignores its signal lose anyway.
+    const text = await Promise.race([summary, rejectWhenAborted(bounded)]);
+    if (text.trim().length > 0) return { text, summarizerId: summarizer.id };
+    request.logger.warn("lossless: summarizer returned an empty summary; using the fallback", {
+      summarizer: summarizer.id,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw abortReason(signal);
+    request.logger.warn("lossless: summarizer failed; using the fallback", {
+      summarizer: summarizer.id,
+      error: describeError(error),
+    });
+  }
+  return undefined;
+}
+
+async function fallbackText(request: SummaryTextRequest): Promise<SummaryText> {
+  if (request.signal?.aborted) throw abortReason(request.signal);
+  if (request.childBodies !== undefined) {
+    return {
+      text: condenseExtractively(request.childBodies, request.maxTokens),
+      summarizerId: "extractive-merge",
+    };
+  }
+  try {
+    const text = await createExtractiveSummarizer().summarize({
+      messages: request.messages,
+      maxTokens: request.maxTokens,
+    });
+    if (text.trim().length > 0) return { text, summarizerId: EXTRACTIVE_SUMMARIZER_ID };
+  } catch (error) {
+    if (request.signal?.aborted) throw abortReason(request.signal);
+    request.logger.warn("lossless: extractive summarizer failed; writing a digest", {
+      error: describeError(error),
+    });
+  }
+  return { text: digestOf(request.messages), summarizerId: "digest" };
+}
+
+/** The first line of every message: the last resort, which cannot fail. */
+function digestOf(messages: readonly AgentMessage[]): string {
+  const lines = messages.map((message) => {
+    const role = String((message as unknown as Record<string, unknown>).role ?? "message");
+    const first = readableTextParts(message).join(" ").trim().split("\n")[0] ?? "";
+    return `- ${role}: ${first.slice(0, DIGEST_LINE_CHARS)}`;
+  });
+  return lines.length > 0 ? lines.join("\n") : "- (no text)";
+}
+
+/** Rejects with the signal's reason once it fires; never an unhandled rejection when it loses. */
+function rejectWhenAborted(signal: AbortSignal): Promise<never> {
+  const rejection = new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  rejection.catch(() => undefined);
+  return rejection;
+}

@@ -1,0 +1,54 @@
+/**
+ * Building the engine: for a host (the factory opens `<agentDir>/lossless.db`), or around a store
+ * the caller opened. Opening migrates the database, so that never happens on a request.
+ */
+import { join } from "node:path";
+import { type ClewConfig, type ContextEngineFactory, createTokenCounter, describeError } from "@clew/core";
+import { LosslessEngine } from "./lossless-engine.js";
+import type { LosslessEngineOptions } from "./options.js";
+import { openSqliteStore } from "./store/sqlite/sqlite-store.js";
+
+export const LOSSLESS_DATABASE_FILE = "lossless.db";
+
+export interface LosslessEngineFactoryOptions extends LosslessEngineOptions {
+  /** Used when the host's factory context names no agent folder. */
+  agentDir?: string;
+}
+
+/**
+ * A factory for hosts and plugin registration. The database is `<agentDir>/lossless.db`, one per
+ * agent. When it cannot be opened (a directory in its place, a newer schema, no permission) the
+ * engine is still returned and fails open; the reason is logged and kept in `storeFailure`.
+ * Without `tokenCounter`, the engine counts like the host (`agents.defaults.tokens` in config).
+ *
+ * The factory throws `InvalidOptionError` for bad options, and an Error when no agent folder is
+ * known (the host then falls back to legacy and says why).
+ */
+export function createLosslessEngineFactory(
+  options: LosslessEngineFactoryOptions = {},
+): ContextEngineFactory {
+  return async (context) => {
+    const agentDir = context.agentDir ?? options.agentDir;
+    if (agentDir === undefined) {
+      throw new Error("The lossless engine needs an agent folder (factory context agentDir) for lossless.db");
+    }
+    const tokenCounter =
+      options.tokenCounter ?? (await createTokenCounter(context.config as ClewConfig | undefined));
+    return openLosslessEngine(join(agentDir, LOSSLESS_DATABASE_FILE), { ...options, tokenCounter });
+  };
+}
+
+/** The engine over the SQLite database at `path`; fails open (see the factory) when it cannot be opened. */
+export function openLosslessEngine(path: string, options: LosslessEngineOptions = {}): LosslessEngine {
+  try {
+    const store = openSqliteStore(path, options.now === undefined ? {} : { now: options.now });
+    return new LosslessEngine(store, options);
+  } catch (error) {
+    const reason = describeError(error);
+    options.logger?.warn("lossless: the store could not be opened; the engine fails open", {
+      path,
+      error: reason,
+    });
+    return new LosslessEngine(undefined, options, reason);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Stable message identity: the same message of the same session gets the same identity whichever
+ * path brings it (ingest, ingestBatch, afterTurn, bootstrap) and however often, so storing by
+ * identity makes ingestion idempotent by construction.
+ *
+ * identity = sha256(session id, sha256(canonical JSON), ordinal), where the ordinal counts the
+ * messages identical to it (same canonical JSON) earlier in the same list. The JSON is hashed once;
+ * counting identical messages by that digest keeps long messages out of map keys. Pi messages
+ * carry timestamps, so two distinct messages are practically never identical; the ordinal keeps
+ * two byte-identical messages of one list apart. Identical messages arriving in different calls
+ * are the same message.
+ */
+import { createHash } from "node:crypto";
+import type { AgentMessage } from "@clew/core";
+
+/**
+ * JSON with object keys sorted at every level and no whitespace, so equal values serialize
+ * equally whatever their key order. Follows `JSON.stringify` otherwise (undefined members dropped,
+ * `toJSON` honoured, non-finite numbers as null). Throws only where `JSON.stringify` throws
+ * (cycles, BigInt).
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, sortKeys) ?? "null";
+}
+
+function sortKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+  return sorted;
+}
+
+export interface IdentifiedMessage {
+  message: AgentMessage;
+  /** Canonical JSON: what the store keeps and returns. */
+  json: string;
+  identity: string;
+}
+
+/** Identities of `messages` as one list (see the file comment for the ordinal). */
+export function identifyMessages(sessionId: string, messages: readonly AgentMessage[]): IdentifiedMessage[] {
+  const seen = new Map<string, number>();
+  return messages.map((message) => {
+    const json = canonicalJson(message);
+    const digest = createHash("sha256").update(json).digest("hex");
+    const ordinal = seen.get(digest) ?? 0;
+    seen.set(digest, ordinal + 1);
+    const identity = createHash("sha256").update(`${sessionId}\0${digest}\0${ordinal}`).digest("hex");
+    return { message, json, identity };
+  });
+}
+
+/** sha256 of the canonical JSON: how tests and tools compare a message with the original. */
+export function messageDigest(message: unknown): string {
+  return createHash("sha256").update(canonicalJson(message)).digest("hex");
+}

@@ -1,0 +1,65 @@
+/**
+ * Messages as recall tools show them: a header with the message id, role and time, then the
+ * message's text exactly as stored (text, thinking, tool calls with their JSON arguments, tool
+ * results). Also ids (`m12`) and search snippets.
+ */
+import { type AgentMessage, readableTextParts } from "@clew/core";
+
+/** `m12` for seq 12. */
+export function messageLabel(seq: number): string {
+  return `m${seq}`;
+}
+
+/** The seq of `m12` (or `12`), or undefined when `id` is not a message id. */
+export function parseMessageLabel(id: string): number | undefined {
+  const match = /^m?(\d+)$/.exec(id.trim());
+  const seq = match === null ? Number.NaN : Number(match[1]);
+  return Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
+}
+
+export function readingHeader(seq: number, role: string, createdAt: number): string {
+  return `[${messageLabel(seq)} · ${role} · ${isoTime(createdAt)}]`;
+}
+
+/** The body of a message for reading; every character of its text parts, unchanged. */
+export function readingBody(message: AgentMessage): string {
+  const record = message as unknown as Record<string, unknown>;
+  if (record.role === "assistant" && Array.isArray(record.content)) {
+    return (record.content as Array<Record<string, unknown>>).map(assistantPart).join("\n");
+  }
+  if (record.role === "toolResult") {
+    const status = record.isError === true ? "error result" : "result";
+    const head = `(${status} of ${String(record.toolName)} ${String(record.toolCallId)})`;
+    return [head, ...readableTextParts(message)].join("\n");
+  }
+  return readableTextParts(message).join("\n");
+}
+
+function assistantPart(block: Record<string, unknown>): string {
+  if (block.type === "text") return String(block.text ?? "");
+  if (block.type === "thinking") return `(thinking) ${String(block.thinking ?? "")}`;
+  if (block.type === "toolCall") {
+    return `(tool call ${String(block.id)}) ${String(block.name)} ${JSON.stringify(block.arguments ?? {})}`;
+  }
+  return JSON.stringify(block);
+}
+
+const SNIPPET_RADIUS = 120;
+
+/** A window of `text` around the first term it contains (its start when none does). */
+export function snippetOf(text: string, terms: readonly string[]): string {
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const term of terms) {
+    const found = lower.indexOf(term.toLowerCase());
+    if (found >= 0 && (at < 0 || found < at)) at = found;
+  }
+  const start = Math.max(0, at - SNIPPET_RADIUS);
+  const end = Math.min(text.length, Math.max(0, at) + SNIPPET_RADIUS * 2);
+  const window = text.slice(start, end).replace(/\s+/g, " ").trim();
+  return `${start > 0 ? "…" : ""}${window}${end < text.length ? "…" : ""}`;
+}
+
+export function isoTime(epochMs: number): string {
+  return Number.isFinite(epochMs) ? new Date(epochMs).toISOString() : "unknown";
+}

@@ -1,0 +1,137 @@
+/**
+ * Hybrid recall search: three BM25 lists (message text, summary text, summary anchors) fused with
+ * reciprocal rank fusion, so an item found by several lists, or ranked high in one, comes first
+ * without the lists' scores having to be comparable. A summary found by an anchor also votes for
+ * the messages that anchor came from, so the source ranks next to (usually above) its summaries.
+ * Embeddings can join later as a fourth list.
+ */
+import type { AgentMessage } from "@clew/core";
+import type { LosslessStore, StoredSummary } from "../store/store.js";
+import { messageLabel, parseMessageLabel, readingBody, snippetOf } from "./message-text.js";
+
+/** RRF's damping constant (the value of the original paper): ranks 1 and 2 differ little. */
+const RRF_K = 60;
+/** Candidates taken from each list before fusion. */
+const LIST_DEPTH = 50;
+const MAX_TERMS = 16;
+/** Anchor hits whose linked messages join the fusion. */
+const ANCHOR_EXPANSION = 10;
+
+export type RecallMatch = "text" | "summary" | "anchor";
+
+export interface RecallHit {
+  kind: "message" | "summary";
+  /** `m12` or `sum_…`: what recall_read and recall_describe take. */
+  id: string;
+  score: number;
+  matchedBy: RecallMatch[];
+  snippet: string;
+  /** For summaries matched by an anchor: the anchors matched, with their source message ids. */
+  anchors?: Array<{ value: string; messages: string[] }>;
+  createdAt: number;
+  role?: string;
+}
+
+/** Search terms of a query: its whitespace-separated words and codes, as typed. */
+export function queryTerms(query: string): string[] {
+  return query
+    .split(/\s+/)
+    .map((term) => term.trim())
+    .filter((term) => term.length > 0)
+    .slice(0, MAX_TERMS);
+}
+
+export async function recallSearch(
+  store: LosslessStore,
+  sessionId: string,
+  query: string,
+  limit: number,
+): Promise<RecallHit[]> {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const [messageHits, summaryHits, anchorHits] = await Promise.all([
+    store.searchMessages(sessionId, terms, LIST_DEPTH),
+    store.searchSummaries(sessionId, terms, "content", LIST_DEPTH),
+    store.searchSummaries(sessionId, terms, "anchors", LIST_DEPTH),
+  ]);
+  const fused = new Map<string, { score: number; matchedBy: RecallMatch[] }>();
+  const add = (id: string, rank: number, match: RecallMatch) => {
+    const entry = fused.get(id) ?? { score: 0, matchedBy: [] };
+    entry.score += 1 / (RRF_K + rank + 1);
+    if (!entry.matchedBy.includes(match)) entry.matchedBy.push(match);
+    fused.set(id, entry);
+  };
+  for (const [rank, hit] of messageHits.entries()) add(messageLabel(hit.key), rank, "text");
+  for (const [rank, hit] of summaryHits.entries()) add(hit.key, rank, "summary");
+  for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
+  const anchored = await store.readSummaries(
+    sessionId,
+    anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key),
+  );
+  anchored.forEach((summary, rank) => {
+    const seqs = new Set(matchingAnchors(summary, terms).flatMap((anchor) => anchor.messages));
+    for (const seq of seqs) add(messageLabel(seq), rank, "anchor");
+  });
+  const top = [...fused].sort(([, left], [, right]) => right.score - left.score).slice(0, Math.max(0, limit));
+  return describeHits(store, sessionId, terms, top);
+}
+
+/** The summary's anchors that contain one of the terms (case-insensitive). */
+function matchingAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
+  const lowered = terms.map((term) => term.toLowerCase());
+  return summary.anchors.filter((anchor) =>
+    lowered.some((term) => anchor.value.toLowerCase().includes(term)),
+  );
+}
+
+async function describeHits(
+  store: LosslessStore,
+  sessionId: string,
+  terms: readonly string[],
+  top: Array<[string, { score: number; matchedBy: RecallMatch[] }]>,
+): Promise<RecallHit[]> {
+  const seqs = top.flatMap(([id]) => {
+    const seq = id.startsWith("sum_") ? undefined : parseMessageLabel(id);
+    return seq === undefined ? [] : [seq];
+  });
+  const summaryIds = top.flatMap(([id]) => (id.startsWith("sum_") ? [id] : []));
+  const [messages, summaries] = await Promise.all([
+    store.readMessages(sessionId, seqs),
+    store.readSummaries(sessionId, summaryIds),
+  ]);
+  const messageById = new Map(messages.map((stored) => [messageLabel(stored.seq), stored]));
+  const summaryById = new Map(summaries.map((summary) => [summary.summaryId, summary]));
+  return top.flatMap(([id, { score, matchedBy }]): RecallHit[] => {
+    const stored = messageById.get(id);
+    if (stored !== undefined) {
+      const body = readingBody(JSON.parse(stored.json) as AgentMessage);
+      const snippet = snippetOf(body, terms);
+      return [
+        { kind: "message", id, score, matchedBy, snippet, createdAt: stored.createdAt, role: stored.role },
+      ];
+    }
+    const summary = summaryById.get(id);
+    return summary === undefined ? [] : [summaryHit(summary, terms, score, matchedBy)];
+  });
+}
+
+function summaryHit(
+  summary: StoredSummary,
+  terms: readonly string[],
+  score: number,
+  matchedBy: RecallMatch[],
+): RecallHit {
+  const hit: RecallHit = {
+    kind: "summary",
+    id: summary.summaryId,
+    score,
+    matchedBy,
+    snippet: snippetOf(summary.content, terms),
+    createdAt: summary.latestAt,
+  };
+  if (!matchedBy.includes("anchor")) return hit;
+  const anchors = matchingAnchors(summary, terms)
+    .slice(0, 10)
+    .map((anchor) => ({ value: anchor.value, messages: anchor.messages.map(messageLabel) }));
+  return anchors.length === 0 ? hit : { ...hit, anchors };
+}

@@ -1,0 +1,140 @@
+/**
+ * The SQLite schema, as numbered migrations applied when the database is opened (never on the
+ * request path). `PRAGMA user_version` records the last one applied; each runs in its own
+ * transaction, so a crash leaves the database at a whole version.
+ *
+ * Text is stored once. A message's text lives only inside its JSON; the full-text indexes are
+ * FTS5 external-content tables whose content is a view that extracts the text from that JSON with
+ * SQLite's JSON functions, so the index holds tokens, not a second copy. Raw items of the context
+ * view read their JSON from `messages` through a join; only rendered summaries are kept in
+ * `context_items.json`.
+ */
+import type Database from "better-sqlite3";
+
+const TOKENIZER = "porter unicode61 remove_diacritics 2";
+
+/** Readable text of a message JSON: text, thinking, tool calls, tool names, bash and summaries. */
+const MESSAGE_TEXT_SQL = `
+  coalesce(
+    CASE json_type(m.json, '$.content')
+      WHEN 'text' THEN json_extract(m.json, '$.content')
+      WHEN 'array' THEN (
+        SELECT group_concat(part, char(10)) FROM (
+          SELECT CASE json_extract(value, '$.type')
+            WHEN 'text' THEN json_extract(value, '$.text')
+            WHEN 'thinking' THEN json_extract(value, '$.thinking')
+            WHEN 'toolCall' THEN json_extract(value, '$.name') || ' ' || json_extract(value, '$.arguments')
+          END AS part
+          FROM json_each(m.json, '$.content')
+        )
+      )
+    END, '')
+  || coalesce(char(10) || json_extract(m.json, '$.toolName'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.command'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.output'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.summary'), '')`;
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL UNIQUE,
+    next_seq INTEGER NOT NULL DEFAULT 1,
+    next_position INTEGER NOT NULL DEFAULT 1,
+    view_version INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    session_ref INTEGER NOT NULL REFERENCES sessions(id),
+    seq INTEGER NOT NULL,
+    identity BLOB NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    json TEXT NOT NULL,
+    UNIQUE (session_ref, seq)
+  );
+  CREATE INDEX messages_by_time ON messages (session_ref, created_at);
+
+  CREATE VIEW message_text (id, text) AS SELECT m.id, ${MESSAGE_TEXT_SQL} FROM messages m;
+  CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    text, content = 'message_text', content_rowid = 'id', tokenize = '${TOKENIZER}'
+  );
+
+  CREATE TABLE summaries (
+    id INTEGER PRIMARY KEY,
+    summary_id TEXT NOT NULL UNIQUE,
+    session_ref INTEGER NOT NULL REFERENCES sessions(id),
+    kind TEXT NOT NULL CHECK (kind IN ('leaf', 'condensed')),
+    depth INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    source_ranges TEXT NOT NULL,
+    source_count INTEGER NOT NULL,
+    source_tokens INTEGER NOT NULL,
+    child_ids TEXT NOT NULL,
+    anchors TEXT NOT NULL,
+    earliest_at INTEGER NOT NULL,
+    latest_at INTEGER NOT NULL,
+    summarizer TEXT NOT NULL,
+    parent_id TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX summaries_by_span ON summaries (session_ref, kind, first_seq, last_seq);
+
+  CREATE VIEW summary_text (id, content, anchors) AS
+    SELECT s.id, s.content,
+      (SELECT group_concat(json_extract(value, '$[0]'), char(10)) FROM json_each(s.anchors))
+    FROM summaries s;
+  CREATE VIRTUAL TABLE summaries_fts USING fts5 (
+    content, anchors, content = 'summary_text', content_rowid = 'id', tokenize = '${TOKENIZER}'
+  );
+
+  CREATE TABLE context_items (
+    session_ref INTEGER NOT NULL REFERENCES sessions(id),
+    position INTEGER NOT NULL,
+    message_id INTEGER REFERENCES messages(id),
+    summary_id INTEGER REFERENCES summaries(id),
+    tokens INTEGER NOT NULL,
+    json TEXT,
+    PRIMARY KEY (session_ref, position),
+    CHECK ((message_id IS NULL) <> (summary_id IS NULL))
+  ) WITHOUT ROWID;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Connection settings: WAL, one writer with short transactions, readers never blocked. */
+export function configureConnection(database: Database.Database): void {
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  database.pragma("busy_timeout = 5000");
+  database.pragma("temp_store = MEMORY");
+  // A compaction writes many pages in one transaction; without a limit the WAL file keeps that
+  // size on disk after every checkpoint.
+  database.pragma("journal_size_limit = 8388608");
+}
+
+/**
+ * Applies the migrations the database lacks. Throws when the database is newer than this code
+ * (opening it would risk writing rows an older schema does not understand).
+ */
+export function migrate(database: Database.Database): void {
+  const current = Number(database.pragma("user_version", { simple: true }));
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${current} is newer than this engine's ${SCHEMA_VERSION}`);
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    const step = MIGRATIONS[version] ?? "";
+    database.transaction(() => {
+      database.exec(step);
+      database.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Every SQL statement of the SQLite store, prepared once per connection. Reads that take a list
+ * (seqs, summary ids, ranges) pass it as one JSON parameter and expand it with `json_each`, so a
+ * read is always one statement, however many rows it asks for.
+ */
+import type Database from "better-sqlite3";
+
+const SQL = {
+  findSession: "SELECT id, next_seq, next_position, view_version FROM sessions WHERE session_id = ?",
+  insertSession: "INSERT INTO sessions (session_id, created_at) VALUES (?, ?)",
+  updateSessionCounters: "UPDATE sessions SET next_seq = ?, next_position = ?, view_version = ? WHERE id = ?",
+  bumpViewVersion: "UPDATE sessions SET view_version = view_version + 1 WHERE id = ?",
+  insertMessage: `INSERT INTO messages (session_ref, seq, identity, role, created_at, tokens, json)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity) DO NOTHING`,
+  indexMessages:
+    "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM message_text WHERE id BETWEEN ? AND ?",
+  insertMessageItem:
+    "INSERT INTO context_items (session_ref, position, message_id, tokens) VALUES (?, ?, ?, ?)",
+  insertSummary: `INSERT INTO summaries (summary_id, session_ref, kind, depth, content, tokens, first_seq, last_seq,
+         source_ranges, source_count, source_tokens, child_ids, anchors, earliest_at, latest_at,
+         summarizer, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  indexSummary:
+    "INSERT INTO summaries_fts (rowid, content, anchors) SELECT id, content, anchors FROM summary_text WHERE id = ?",
+  setSummaryParent:
+    "UPDATE summaries SET parent_id = ? WHERE session_ref = ? AND summary_id = ? AND parent_id IS NULL",
+  summaryRowId: "SELECT id FROM summaries WHERE session_ref = ? AND summary_id = ?",
+  itemAt: `SELECT c.position, m.seq, s.summary_id FROM context_items c
+       LEFT JOIN messages m ON m.id = c.message_id LEFT JOIN summaries s ON s.id = c.summary_id
+       WHERE c.session_ref = ? AND c.position = ?`,
+  countItemsBetween:
+    "SELECT count(*) AS count FROM context_items WHERE session_ref = ? AND position BETWEEN ? AND ?",
+  deleteItemsBetween: "DELETE FROM context_items WHERE session_ref = ? AND position BETWEEN ? AND ?",
+  insertSummaryItem:
+    "INSERT INTO context_items (session_ref, position, summary_id, tokens, json) VALUES (?, ?, ?, ?, ?)",
+  readView: `SELECT c.position, c.tokens, c.json AS item_json, m.seq, m.json AS message_json, m.created_at,
+         s.summary_id, s.kind, s.depth, s.content, s.anchors, s.source_ranges, s.source_count, s.source_tokens,
+         s.earliest_at, s.latest_at
+       FROM context_items c
+       LEFT JOIN messages m ON m.id = c.message_id
+       LEFT JOIN summaries s ON s.id = c.summary_id
+       WHERE c.session_ref = ? ORDER BY c.position`,
+  countMessages: "SELECT count(*) AS count FROM messages WHERE session_ref = ?",
+  countSummaries: "SELECT count(*) AS count FROM summaries WHERE session_ref = ?",
+  readMessagesBySeq: `SELECT seq, identity, role, created_at, tokens, json FROM messages
+       WHERE session_ref = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+  readMessageRange: `SELECT seq, identity, role, created_at, tokens, json FROM messages m
+       WHERE session_ref = @session AND seq > @afterSeq AND seq BETWEEN @firstSeq AND @lastSeq
+         AND created_at BETWEEN @fromTime AND @toTime
+         AND (@ranges IS NULL OR EXISTS (
+           SELECT 1 FROM json_each(@ranges) r
+           WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))
+       ORDER BY seq LIMIT @limit`,
+  readSummaries: `SELECT * FROM summaries WHERE session_ref = ? AND summary_id IN (SELECT value FROM json_each(?))`,
+  findLeafSummaries: `SELECT * FROM summaries
+       WHERE session_ref = ? AND kind = 'leaf' AND first_seq <= ? AND last_seq >= ? ORDER BY first_seq`,
+  searchMessages: `SELECT m.seq AS key, bm25(messages_fts) AS rank FROM messages_fts
+       JOIN messages m ON m.id = messages_fts.rowid
+       WHERE messages_fts MATCH ? AND m.session_ref = ? ORDER BY rank LIMIT ?`,
+  searchSummaries: `SELECT s.summary_id AS key, bm25(summaries_fts) AS rank FROM summaries_fts
+       JOIN summaries s ON s.id = summaries_fts.rowid
+       WHERE summaries_fts MATCH ? AND s.session_ref = ? ORDER BY rank LIMIT ?`,
+};
+
+export type Statements = { [Name in keyof typeof SQL]: Database.Statement };
+
+export function prepareStatements(database: Database.Database): Statements {
+  const entries = Object.entries(SQL).map(([name, sql]) => [name, database.prepare(sql)]);
+  return Object.fromEntries(entries) as Statements;
+}

@@ -1,0 +1,397 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { LosslessStoreConflictError, LosslessStoreError } from "../errors.js";
+import type { ContextEdit, LosslessStore, NewStoredMessage, NewSummary } from "../store/store.js";
+
+/** A store under test, and how to get rid of it. */
+export interface StoreUnderTest {
+  store: LosslessStore;
+  /** Closes `store` and opens the same data again; omit for stores that do not persist. */
+  reopen?: () => Promise<LosslessStore>;
+  /** Removes what the store left behind (files, schemas). */
+  cleanup: () => Promise<void>;
+}
+
+export interface LosslessStoreContractSuiteOptions {
+  /** A fresh, empty store for each case. */
+  createStore: () => Promise<StoreUnderTest>;
+}
+
+/**
+ * The behaviour every `LosslessStore` must show (see the contract in `store/store.ts`). Call it
+ * from a Vitest test file:
+ *
+ *   runLosslessStoreContractSuite("sqlite", { createStore: async () => ({ store, cleanup }) });
+ */
+export function runLosslessStoreContractSuite(
+  name: string,
+  options: LosslessStoreContractSuiteOptions,
+): void {
+  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => async () => {
+    const subject = await options.createStore();
+    try {
+      await body(subject);
+    } finally {
+      await subject.cleanup();
+    }
+  };
+
+  describe(`lossless store contract: ${name}`, () => {
+    it(
+      "appends new messages in order, with seqs from 1 and one view item each",
+      withStore(async ({ store }) => {
+        const result = await store.appendMessages("s1", [message("s1", "a"), message("s1", "b")]);
+        expect(result.inserted.map((entry) => entry.seq)).toEqual([1, 2]);
+        expect(result.inserted.map((entry) => entry.index)).toEqual([0, 1]);
+        expect(result.viewVersion).toBe(1);
+        const view = await store.readContextView("s1");
+        expect(view.version).toBe(1);
+        expect(view.items.map((item) => item.ref)).toEqual([
+          { kind: "message", seq: 1 },
+          { kind: "message", seq: 2 },
+        ]);
+        expect(view.items.map((item) => item.json)).toEqual([
+          message("s1", "a").json,
+          message("s1", "b").json,
+        ]);
+        expect(view.items.map((item) => item.tokens)).toEqual([message("s1", "a").tokens, 2]);
+        expect(view.items.map((item) => item.createdAt)).toEqual([1_000, 1_001]);
+      }),
+    );
+
+    it(
+      "stores a message once, whichever call brings it again",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [message("s1", "a")]);
+        const again = await store.appendMessages("s1", [
+          message("s1", "a"),
+          message("s1", "b"),
+          message("s1", "b"),
+        ]);
+        expect(again.inserted).toEqual([{ index: 1, seq: 2, position: 2 }]);
+        const nothingNew = await store.appendMessages("s1", [message("s1", "b")]);
+        expect(nothingNew).toEqual({ inserted: [], viewVersion: 2 });
+        expect((await store.sessionStats("s1")).messageCount).toBe(2);
+      }),
+    );
+
+    it(
+      "keeps sessions apart and answers an unknown session with nothing",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [message("s1", "a")]);
+        const other = await store.appendMessages("s2", [message("s2", "a")]);
+        expect(other.inserted[0]?.seq).toBe(1);
+        expect(await store.readContextView("missing")).toEqual({ version: 0, items: [] });
+        expect(await store.viewVersion("missing")).toBe(0);
+        expect(await store.sessionStats("missing")).toEqual({
+          messageCount: 0,
+          summaryCount: 0,
+          viewVersion: 0,
+        });
+        expect(await store.readMessages("missing", [1])).toEqual([]);
+        expect(await store.searchMessages("missing", ["alpha"], 5)).toEqual([]);
+      }),
+    );
+
+    it(
+      "replaces adjacent items with one summary item and bumps the version once",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c", "d"]);
+        const summary = leafSummary("sum_0000000000000001", [[1, 3]]);
+        const { viewVersion } = await store.applyCompaction("s1", {
+          summaries: [summary],
+          edits: [edit(summary.summaryId, [1, 2, 3])],
+        });
+        expect(viewVersion).toBe(2);
+        const view = await store.readContextView("s1");
+        expect(view.items.map((item) => item.ref)).toEqual([
+          { kind: "summary", summaryId: summary.summaryId },
+          { kind: "message", seq: 4 },
+        ]);
+        const [item] = view.items;
+        expect(item?.json).toBe('{"role":"user","content":"summary"}');
+        expect(item?.tokens).toBe(7);
+        expect(item?.summary).toMatchObject({
+          kind: "leaf",
+          depth: 0,
+          sourceRanges: [[1, 3]],
+          sourceCount: 3,
+        });
+        expect(item?.createdAt).toBe(summary.latestAt);
+        expect(item?.summary?.anchors).toEqual(summary.anchors);
+        expect((await store.sessionStats("s1")).summaryCount).toBe(1);
+      }),
+    );
+
+    it(
+      "condenses summaries, linking children to their parent, in one write",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c", "d", "e"]);
+        const first = leafSummary("sum_00000000000000a1", [[1, 2]]);
+        const second = leafSummary("sum_00000000000000a2", [[3, 4]]);
+        const root: NewSummary = {
+          ...leafSummary("sum_00000000000000b1", [[1, 4]]),
+          kind: "condensed",
+          depth: 1,
+          childIds: [first.summaryId, second.summaryId],
+        };
+        await store.applyCompaction("s1", {
+          summaries: [first, second, root],
+          edits: [
+            edit(first.summaryId, [1, 2]),
+            edit(second.summaryId, [3, 4], 3),
+            {
+              ...edit(root.summaryId, []),
+              replace: [
+                { position: 1, ref: { kind: "summary", summaryId: first.summaryId } },
+                { position: 3, ref: { kind: "summary", summaryId: second.summaryId } },
+              ],
+            },
+          ],
+        });
+        const view = await store.readContextView("s1");
+        expect(view.version).toBe(2);
+        expect(view.items.map((item) => item.ref)).toEqual([
+          { kind: "summary", summaryId: root.summaryId },
+          { kind: "message", seq: 5 },
+        ]);
+        const children = await store.readSummaries("s1", [second.summaryId, first.summaryId, "sum_missing"]);
+        expect(children.map((child) => [child.summaryId, child.parentId])).toEqual([
+          [second.summaryId, root.summaryId],
+          [first.summaryId, root.summaryId],
+        ]);
+        const [stored] = await store.readSummaries("s1", [root.summaryId]);
+        expect(stored).toMatchObject({ ...root, parentId: undefined });
+      }),
+    );
+
+    it(
+      "rejects edits that no longer match the view and writes nothing",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c"]);
+        const summary = leafSummary("sum_0000000000000c01", [[1, 2]]);
+        const attempts: ContextEdit[] = [
+          {
+            ...edit(summary.summaryId, [1, 2]),
+            replace: [{ position: 1, ref: { kind: "message", seq: 2 } }],
+          },
+          {
+            ...edit(summary.summaryId, [1]),
+            replace: [
+              { position: 1, ref: { kind: "message", seq: 1 } },
+              { position: 3, ref: { kind: "message", seq: 3 } },
+            ],
+          },
+          edit("sum_notwritten0000", [1, 2]),
+          { ...edit(summary.summaryId, [1]), replace: [] },
+        ];
+        for (const attempt of attempts) {
+          await expect(
+            store.applyCompaction("s1", { summaries: [summary], edits: [attempt] }),
+          ).rejects.toBeInstanceOf(LosslessStoreConflictError);
+        }
+        await expect(
+          store.applyCompaction("never-written", { summaries: [], edits: [] }),
+        ).rejects.toBeInstanceOf(LosslessStoreConflictError);
+        const view = await store.readContextView("s1");
+        expect(view.version).toBe(1);
+        expect(view.items).toHaveLength(3);
+        expect(await store.readSummaries("s1", [summary.summaryId])).toEqual([]);
+      }),
+    );
+
+    it(
+      "reads messages by seq, by range and by time, a page at a time",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c", "d", "e", "f"]);
+        const seqs = (messages: { seq: number }[]) => messages.map((stored) => stored.seq);
+        expect(seqs(await store.readMessages("s1", [5, 2, 99]))).toEqual([2, 5]);
+        const [read] = await store.readMessages("s1", [3]);
+        expect(read).toEqual({ seq: 3, ...pick(message("s1", "c")) });
+        const ranges: Array<[number, number]> = [
+          [1, 2],
+          [4, 6],
+        ];
+        expect(seqs(await store.readMessageRange("s1", { ranges, limit: 3 }))).toEqual([1, 2, 4]);
+        expect(seqs(await store.readMessageRange("s1", { ranges, afterSeq: 4, limit: 3 }))).toEqual([5, 6]);
+        expect(
+          seqs(await store.readMessageRange("s1", { fromTime: 1_002, toTime: 1_003, limit: 10 })),
+        ).toEqual([3, 4]);
+        expect(await store.readMessageRange("s1", { ranges: [], limit: 10 })).toEqual([]);
+      }),
+    );
+
+    it(
+      "finds the leaf summaries that cover a message",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c", "d"]);
+        const summary = leafSummary("sum_0000000000000d01", [
+          [1, 1],
+          [3, 3],
+        ]);
+        await store.applyCompaction("s1", { summaries: [summary], edits: [] });
+        expect((await store.findLeafSummaries("s1", 3)).map((found) => found.summaryId)).toEqual([
+          summary.summaryId,
+        ]);
+        expect(await store.findLeafSummaries("s1", 2)).toEqual([]);
+      }),
+    );
+
+    it(
+      "searches message text by words, codes and paths, best first, within the session",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [
+          textMessage("s1", "the deploy key for staging is NDL-7K2M9QXA", 1),
+          textMessage("s1", "we edited src/engine/fit-budget.ts and the deploy notes", 2),
+          toolResultMessage("s1", "build output\nerror ECONNREFUSED on port 5432", 3),
+        ]);
+        await store.appendMessages("s2", [textMessage("s2", "NDL-7K2M9QXA in another session", 1)]);
+        expect(keys(await store.searchMessages("s1", ["NDL-7K2M9QXA"], 10))).toEqual([1]);
+        expect(keys(await store.searchMessages("s1", ["src/engine/fit-budget.ts"], 10))).toEqual([2]);
+        expect(keys(await store.searchMessages("s1", ["ECONNREFUSED"], 10))).toEqual([3]);
+        const ranked = await store.searchMessages("s1", ["deploy", "staging"], 10);
+        expect(keys(ranked)).toEqual([1, 2]);
+        expect(ranked[0]?.score).toBeGreaterThan(ranked[1]?.score ?? 0);
+        expect(await store.searchMessages("s1", ["--", '"'], 10)).toEqual([]);
+        expect(await store.searchMessages("s1", ["NEAR(", "*", "col:"], 10)).toEqual([]);
+      }),
+    );
+
+    it(
+      "searches summary text and anchors separately",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b"]);
+        const summary: NewSummary = {
+          ...leafSummary("sum_0000000000000e01", [[1, 2]]),
+          content: "We chose the blue-green rollout.",
+          anchors: [{ value: "deploy/rollout.yaml", messages: [2] }],
+        };
+        await store.applyCompaction("s1", { summaries: [summary], edits: [] });
+        const id = summary.summaryId;
+        expect(keys(await store.searchSummaries("s1", ["rollout"], "content", 5))).toEqual([id]);
+        expect(keys(await store.searchSummaries("s1", ["deploy/rollout.yaml"], "anchors", 5))).toEqual([id]);
+        expect(await store.searchSummaries("s1", ["blue-green"], "anchors", 5)).toEqual([]);
+        expect(await store.searchSummaries("s2", ["rollout"], "content", 5)).toEqual([]);
+      }),
+    );
+
+    it(
+      "keeps everything across a reopen",
+      withStore(async (subject) => {
+        if (subject.reopen === undefined) return;
+        await appendWords(subject.store, "s1", ["a", "b"]);
+        const summary = leafSummary("sum_0000000000000f01", [[1, 1]]);
+        await subject.store.applyCompaction("s1", {
+          summaries: [summary],
+          edits: [edit(summary.summaryId, [1])],
+        });
+        const before = await subject.store.readContextView("s1");
+        const reopened = await subject.reopen();
+        subject.store = reopened;
+        expect(await reopened.readContextView("s1")).toEqual(before);
+        expect(keys(await reopened.searchMessages("s1", ["b"], 5))).toEqual([2]);
+        const again = await reopened.appendMessages("s1", [message("s1", "b"), message("s1", "c")]);
+        expect(again.inserted.map((entry) => entry.seq)).toEqual([3]);
+      }),
+    );
+
+    it(
+      "can be closed twice and refuses calls after closing",
+      withStore(async ({ store }) => {
+        await store.close();
+        await store.close();
+        await expect(store.readContextView("s1")).rejects.toBeInstanceOf(LosslessStoreError);
+        await expect(store.appendMessages("s1", [message("s1", "a")])).rejects.toBeInstanceOf(
+          LosslessStoreError,
+        );
+      }),
+    );
+  });
+}
+
+function identityOf(sessionId: string, key: string): string {
+  return createHash("sha256").update(`${sessionId}\0${key}`).digest("hex");
+}
+
+function message(sessionId: string, word: string): NewStoredMessage {
+  const json = JSON.stringify({ content: word, role: "user", timestamp: 1_000 + word.charCodeAt(0) - 97 });
+  return {
+    identity: identityOf(sessionId, word),
+    role: "user",
+    createdAt: 1_000 + word.charCodeAt(0) - 97,
+    tokens: word === "a" ? 1 : 2,
+    json,
+  };
+}
+
+function textMessage(sessionId: string, text: string, index: number): NewStoredMessage {
+  return {
+    identity: identityOf(sessionId, text),
+    role: "user",
+    createdAt: index,
+    tokens: 10,
+    json: JSON.stringify({ content: [{ text, type: "text" }], role: "user", timestamp: index }),
+  };
+}
+
+function toolResultMessage(sessionId: string, text: string, index: number): NewStoredMessage {
+  const json = JSON.stringify({
+    content: [{ text, type: "text" }],
+    isError: false,
+    role: "toolResult",
+    timestamp: index,
+    toolCallId: "call_1",
+    toolName: "bash",
+  });
+  return { identity: identityOf(sessionId, text), role: "toolResult", createdAt: index, tokens: 10, json };
+}
+
+async function appendWords(store: LosslessStore, sessionId: string, words: string[]): Promise<void> {
+  await store.appendMessages(
+    sessionId,
+    words.map((word) => message(sessionId, word)),
+  );
+}
+
+function leafSummary(summaryId: string, sourceRanges: Array<[number, number]>): NewSummary {
+  return {
+    summaryId,
+    kind: "leaf",
+    depth: 0,
+    content: "summary",
+    tokens: 7,
+    sourceRanges,
+    sourceCount: sourceRanges.reduce((total, [first, last]) => total + last - first + 1, 0),
+    sourceTokens: 20,
+    childIds: [],
+    anchors: [{ value: "src/a.ts", messages: [sourceRanges[0]?.[0] ?? 1] }],
+    earliestAt: 1_000,
+    latestAt: 1_002,
+    summarizer: "test",
+    createdAt: 5_000,
+  };
+}
+
+/** An edit replacing the raw messages `seqs`, which sit at positions `firstPosition`, ... */
+function edit(summaryId: string, seqs: number[], firstPosition = seqs[0] ?? 1): ContextEdit {
+  return {
+    replace: seqs.map((seq, index) => ({ position: firstPosition + index, ref: { kind: "message", seq } })),
+    summaryId,
+    tokens: 7,
+    json: '{"role":"user","content":"summary"}',
+  };
+}
+
+function keys<Key>(hits: Array<{ key: Key }>): Key[] {
+  return hits.map((hit) => hit.key);
+}
+
+function pick(stored: NewStoredMessage) {
+  return {
+    identity: stored.identity,
+    role: stored.role,
+    createdAt: stored.createdAt,
+    tokens: stored.tokens,
+    json: stored.json,
+  };
+}

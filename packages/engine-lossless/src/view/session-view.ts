@@ -1,0 +1,129 @@
+/**
+ * A session's context view in memory: the stored items parsed once, with what assembly and
+ * compaction need precomputed per item, so a turn's work is what changed since the last one.
+ *
+ * Tool groups: an item that is not a tool result starts a group; the tool results after it belong
+ * to it. A tool result whose call is not in its group (its call was summarized, or never came)
+ * is an orphan: it stays stored but is never assembled, so no context holds a result without its
+ * call. Cuts (eviction in assembly, chunk edges in compaction) fall only on group starts.
+ */
+import type { AgentMessage } from "@clew/core";
+import type { ContextItemRef, StoredContextItem, SummaryAnchor, SummaryKind } from "../store/store.js";
+
+export interface SummaryFacts {
+  kind: SummaryKind;
+  depth: number;
+  content: string;
+  anchors: SummaryAnchor[];
+  sourceRanges: Array<[number, number]>;
+  sourceCount: number;
+  sourceTokens: number;
+  earliestAt: number;
+  latestAt: number;
+}
+
+export interface ViewItem {
+  position: number;
+  ref: ContextItemRef;
+  /** Tokens by the engine's counter, counted once when the item was made. */
+  tokens: number;
+  message: AgentMessage;
+  createdAt: number;
+  startsGroup: boolean;
+  orphan: boolean;
+  summary?: SummaryFacts;
+}
+
+/** How many of the newest stored messages are remembered for finding the host's unstored tail. */
+const RECENT_KEYS = 16;
+
+export class SessionView {
+  readonly items: ViewItem[] = [];
+  /** The messages assembly returns when everything fits: every item but orphans, in order. */
+  readonly assembled: AgentMessage[] = [];
+  readonly assembledItems: ViewItem[] = [];
+  assembledTokens = 0;
+  /** `messageKey` of the newest stored messages, newest last. */
+  private readonly recent: string[] = [];
+  private openCallIds = new Set<string>();
+
+  constructor(public version: number) {}
+
+  /** Builds the view from stored items. Throws when an item's JSON does not parse. */
+  static fromStored(version: number, stored: readonly StoredContextItem[]): SessionView {
+    const view = new SessionView(version);
+    for (const item of stored) {
+      view.push({
+        position: item.position,
+        ref: item.ref,
+        tokens: item.tokens,
+        message: JSON.parse(item.json) as AgentMessage,
+        createdAt: item.createdAt,
+        ...(item.summary === undefined ? {} : { summary: item.summary }),
+      });
+    }
+    return view;
+  }
+
+  /** Rebuilds a view from items (after compaction), recomputing groups and orphans. */
+  static fromItems(version: number, items: readonly ViewItem[]): SessionView {
+    const view = new SessionView(version);
+    for (const item of items) view.push(item);
+    return view;
+  }
+
+  /** Appends an item at the end; group and orphan flags are worked out here. */
+  push(item: Omit<ViewItem, "startsGroup" | "orphan">): void {
+    const toolCallId = toolResultCallId(item.message);
+    const startsGroup = toolCallId === undefined;
+    const orphan = !startsGroup && !this.openCallIds.has(toolCallId);
+    if (startsGroup) this.openCallIds = new Set(toolCallIdsOf(item.message));
+    const full: ViewItem = { ...item, startsGroup, orphan };
+    this.items.push(full);
+    if (!orphan) {
+      this.assembled.push(full.message);
+      this.assembledItems.push(full);
+      this.assembledTokens += full.tokens;
+    }
+    if (full.ref.kind === "message") {
+      this.recent.push(messageKey(full.message));
+      if (this.recent.length > RECENT_KEYS) this.recent.shift();
+    }
+  }
+
+  /** Whether `message` is one of the newest stored messages (see `messageKey`). */
+  isRecentlyStored(message: AgentMessage): boolean {
+    return this.recent.includes(messageKey(message));
+  }
+
+  get hasMessages(): boolean {
+    return this.recent.length > 0;
+  }
+}
+
+/**
+ * What identifies a message across the host's history pipeline, which may rewrite its content
+ * (tool-call ids, thinking blocks) but keeps its role and timestamp. Messages without a numeric
+ * timestamp fall back to their JSON.
+ */
+export function messageKey(message: AgentMessage): string {
+  const record = message as unknown as Record<string, unknown>;
+  if (typeof record.timestamp === "number") return `${String(record.role)}:${record.timestamp}`;
+  return JSON.stringify(message) ?? "";
+}
+
+function toolResultCallId(message: AgentMessage): string | undefined {
+  const record = message as unknown as Record<string, unknown>;
+  return record.role === "toolResult" && typeof record.toolCallId === "string"
+    ? record.toolCallId
+    : undefined;
+}
+
+function toolCallIdsOf(message: AgentMessage): string[] {
+  const record = message as unknown as Record<string, unknown>;
+  if (record.role !== "assistant" || !Array.isArray(record.content)) return [];
+  return record.content.flatMap((block: unknown) => {
+    const part = block as Record<string, unknown>;
+    return part.type === "toolCall" && typeof part.id === "string" ? [part.id] : [];
+  });
+}
