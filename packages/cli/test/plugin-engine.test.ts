@@ -53,8 +53,14 @@ describe("a plugin's chat command", () => {
   it("runs from the chat when the message is only that command, and not for other text", async () => {
     const plugin = join(home, "ping-plugin");
     await mkdir(plugin);
-    await writeFile(join(plugin, "package.json"), JSON.stringify({ name: "ping-plugin", version: "0.1.0", type: "module", main: "index.mjs" }));
-    await writeFile(join(plugin, "clew.plugin.json"), JSON.stringify({ id: "ping", kind: "tools", configSchema: {} }));
+    await writeFile(
+      join(plugin, "package.json"),
+      JSON.stringify({ name: "ping-plugin", version: "0.1.0", type: "module", main: "index.mjs" }),
+    );
+    await writeFile(
+      join(plugin, "clew.plugin.json"),
+      JSON.stringify({ id: "ping", kind: "tools", configSchema: {} }),
+    );
     await writeFile(
       join(plugin, "index.mjs"),
       `export default function register(api) {

@@ -22,7 +22,11 @@ describe("the host's model call for engines (runtime-llm-complete)", () => {
           systemPrompt: "Summarize the focus in three words.",
           messages: [{ role: "user", content: "what matters now?", timestamp: 0 }],
         });
-        return { messages: params.messages, estimatedTokens: 0, systemPromptAddition: `Focus: ${answer?.text}` };
+        return {
+          messages: params.messages,
+          estimatedTokens: 0,
+          systemPromptAddition: `Focus: ${answer?.text}`,
+        };
       },
       compact: (params) => delegateCompactionToRuntime(params),
     };

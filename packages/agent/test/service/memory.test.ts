@@ -17,7 +17,14 @@ describe("memory-core in the agent", () => {
         // The first turn reports a prompt of 90k tokens: the next message is past the flush line.
         { text: "noted", usage: { input: 90_000, output: 10 } },
         // The flush turn: the agent writes a note, then answers the silent token.
-        { toolCalls: [{ name: "write", arguments: { path: "memory/notes.md", content: "- deploy key rotates on Fridays" } }] },
+        {
+          toolCalls: [
+            {
+              name: "write",
+              arguments: { path: "memory/notes.md", content: "- deploy key rotates on Fridays" },
+            },
+          ],
+        },
         { text: "NO_REPLY" },
         // The user's turn.
         { text: "Here is the answer.", usage: { input: 95_000, output: 10 } },

@@ -50,7 +50,7 @@ describe("server threads (OpenAI Responses)", () => {
     expect((await service.sendMessage("agent:main:main", "and again")).text).toBe("second");
     expect(fake.requests[0]?.previousResponseId).toBeUndefined();
     expect(fake.requests[1]?.previousResponseId).toBe(fake.responseIds[0]);
-    const secondInput = (fake.requests[1]?.body as { input: unknown[] }).input;
+    const secondInput = (fake.requests[1]?.body as { input: unknown[] } | undefined)?.input;
     expect(JSON.stringify(secondInput)).toContain("and again");
     expect(JSON.stringify(secondInput)).not.toContain("hello");
   });
@@ -67,7 +67,9 @@ describe("server threads (OpenAI Responses)", () => {
     await service.sendMessage("agent:main:main", "hello");
     await service.sendMessage("agent:main:main", "and again");
     expect(fake.requests[1]?.previousResponseId).toBeUndefined();
-    expect(JSON.stringify((fake.requests[1]?.body as { input: unknown[] }).input)).toContain("hello");
+    expect(JSON.stringify((fake.requests[1]?.body as { input: unknown[] } | undefined)?.input)).toContain(
+      "hello",
+    );
   });
 
   it("refuses an engine that needs thread projection on a model without server threads, before the model runs", async () => {
