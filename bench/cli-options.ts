@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import { InvalidOptionError } from "@clew/core";
 import type { BenchSettings, CellSpec } from "./cell.js";
 import { benchEngine } from "./engines.js";
-import { benchSuite } from "./suites/index.js";
+import { benchSuite, expandSuiteNames } from "./suites/index.js";
+import { qualityPreset } from "./suites/quality/presets.js";
 import { BENCH_COUNTERS, type BenchCounterId, isBenchCounterId } from "./token-counters.js";
 import { piSessionsDir } from "./workloads/pi-sessions.js";
 import { defaultWorkloads } from "./workloads/workload.js";
@@ -19,6 +20,8 @@ export interface BenchOptions {
   includePi: boolean;
   /** Results folder: `<timestamp>.json` and `latest.json` are written there. */
   outDir: string;
+  /** `--preset` of the quality suite (full, gate, tiny); undefined picks full (gate with --quick). */
+  preset: string | undefined;
   quick: boolean;
   help: boolean;
   settings: BenchSettings;
@@ -26,8 +29,10 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --suite <names>       suites to run, comma-separated (default: pipeline)
-  --engine <ids>        context engines, comma-separated (default: legacy)
+  --suite <names>       suites to run, comma-separated: quality, speed (= pipeline), all
+                        (default: pipeline)
+  --engine <ids>        context engines, comma-separated: legacy, recency, bm25 (default: legacy)
+  --preset <id>         quality workload size: full, gate, tiny (default full; gate with --quick)
   --counter <ids>       token counters: ${BENCH_COUNTERS.join(", ")} (default: chars)
   --sizes <counts>      synthetic session sizes in messages, e.g. 10k,50k (default: 10k,50k)
   --skip-pi             leave out the two recorded pi sessions
@@ -38,7 +43,10 @@ export const USAGE = `Usage: npm run bench -- [options]
   --quick               tiny sizes and few turns, for a fast sanity run
   --help                this text
 
-Pi sessions are read in place from CLEW_PI_SESSIONS_DIR (default ../shared/data/pi-sessions).`;
+Pi sessions are read in place from CLEW_PI_SESSIONS_DIR (default ../shared/data/pi-sessions).
+The quality suite generates its workloads and counts tokens with o200k; --counter, --sizes and
+--skip-pi apply to the speed suite. For M9 (latency against history) run
+--suite speed --sizes 1k,5k,10k,25k,50k: the log-log slope and an SVG chart are written.`;
 
 // A turn phase stops at its budget once it has `minTurns` samples: at 50k messages a cold turn
 // takes seconds, and the whole default run must stay within a few minutes on two cores.
@@ -81,14 +89,15 @@ export function parseBenchArgs(
       turns: { type: "string" },
       "cold-turns": { type: "string" },
       out: { type: "string" },
+      preset: { type: "string" },
       quick: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
   const quick = values.quick === true;
   const defaults = quick ? QUICK_DEFAULTS : FULL_DEFAULTS;
-  const suites = listOf(values.suite, "pipeline");
-  for (const suite of suites) benchSuite(suite);
+  const suites = expandSuiteNames(listOf(values.suite, "pipeline"));
+  if (values.preset !== undefined) qualityPreset(values.preset);
   const engines = listOf(values.engine, "legacy");
   for (const engine of engines) benchEngine(engine);
   return {
@@ -101,6 +110,7 @@ export function parseBenchArgs(
         : listOf(values.sizes, "").map((size) => parseCount("--sizes", size)),
     includePi: values["skip-pi"] !== true,
     outDir: values.out ?? join(import.meta.dirname, "results"),
+    preset: values.preset,
     quick,
     help: values.help === true,
     settings: {
@@ -120,18 +130,24 @@ export function parseBenchArgs(
   };
 }
 
-/** Every combination of suite, engine, counter and workload; workloads vary fastest. */
+/**
+ * Every combination of suite, engine, counter and workload; workloads vary fastest. A suite with
+ * its own workloads and counters (quality) uses those instead of the command line's.
+ */
 export function buildCells(options: BenchOptions): CellSpec[] {
-  const workloads = defaultWorkloads(options.sizes).filter((spec) => options.includePi || spec.kind !== "pi");
-  return options.suites.flatMap((suite) =>
-    options.engines.flatMap((engine) =>
-      options.counters.flatMap((counter) =>
+  const shared = defaultWorkloads(options.sizes).filter((spec) => options.includePi || spec.kind !== "pi");
+  return options.suites.flatMap((suite) => {
+    const own = benchSuite(suite).cells;
+    const workloads = own?.workloads({ quick: options.quick, preset: options.preset }) ?? shared;
+    const counters = own?.counters ?? options.counters;
+    return options.engines.flatMap((engine) =>
+      counters.flatMap((counter) =>
         workloads.map(
           (workload): CellSpec => ({ suite, engine, counter, workload, settings: options.settings }),
         ),
       ),
-    ),
-  );
+    );
+  });
 }
 
 function listOf(raw: string | undefined, fallback: string): string[] {

@@ -1,20 +1,46 @@
 /**
  * Engines a cell can run. Each sets up its own registry and the config that selects it, so cells
- * share nothing. A later issue adds plugin engines here; the table puts them side by side.
+ * share nothing, and may expose recall tools for the quality suite (`recall-adapter.ts`). A later
+ * issue adds plugin engines here (lossless, #8); the tables put them side by side.
  */
 import {
   type ClewConfig,
   type ContextEngineRegistry,
+  charEstimateTokenCounter,
   createContextEngineRegistry,
   InvalidOptionError,
+  type Summarizer,
+  type TokenCounter,
+  withTokenCache,
 } from "@clew/core";
+import { BM25_ENGINE_ID, Bm25Engine } from "./baselines/bm25-engine.js";
+import { RECENCY_ENGINE_ID, RecencyEngine } from "./baselines/recency-engine.js";
+import type { BenchEngineTools } from "./recall-adapter.js";
+
+export interface BenchEngineSetupOptions {
+  /** The counter an engine budgets with; the quality suite passes its exact o200k counter. */
+  counter?: TokenCounter;
+  /** A folder (temporary, per cell) for engines that keep state on disk. */
+  stateDir?: string;
+  /** The suite's deterministic summarizer, for engines that summarize on their own. */
+  summarizer?: Summarizer;
+}
+
+export interface BenchEngineSetup {
+  registry: ContextEngineRegistry;
+  /** Selects the engine in `plugins.slots.contextEngine`. */
+  config: ClewConfig;
+  tools?: BenchEngineTools;
+}
 
 export interface BenchEngine {
   id: string;
   description: string;
-  /** A registry holding the engine, and a config whose context-engine slot selects it. */
-  setup(): { registry: ContextEngineRegistry; config: ClewConfig };
+  /** A fresh registry holding the engine; call once per host. */
+  setup(options?: BenchEngineSetupOptions): BenchEngineSetup;
 }
+
+const BASELINE_OWNER = "test:bench-baseline";
 
 const legacy: BenchEngine = {
   id: "legacy",
@@ -25,7 +51,34 @@ const legacy: BenchEngine = {
   }),
 };
 
-export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = { legacy };
+const recency: BenchEngine = {
+  id: RECENCY_ENGINE_ID,
+  description: "baseline: the newest whole tool groups that fit the budget; never compacts",
+  setup: (options = {}) => {
+    const engine = new RecencyEngine(options.counter ?? withTokenCache(charEstimateTokenCounter));
+    return baselineSetup(RECENCY_ENGINE_ID, () => engine);
+  },
+};
+
+const bm25: BenchEngine = {
+  id: BM25_ENGINE_ID,
+  description: "baseline: BM25 top turns for the prompt that fit the budget; BM25 recall over messages",
+  setup: (options = {}) => {
+    const engine = new Bm25Engine(options.counter ?? withTokenCache(charEstimateTokenCounter));
+    return {
+      ...baselineSetup(BM25_ENGINE_ID, () => engine),
+      tools: { recall: (session) => engine.recall(session.sessionId) },
+    };
+  },
+};
+
+function baselineSetup(id: string, factory: () => RecencyEngine | Bm25Engine): BenchEngineSetup {
+  const registry = createContextEngineRegistry();
+  registry.registerContextEngine(id, factory, { owner: BASELINE_OWNER });
+  return { registry, config: { plugins: { slots: { contextEngine: id } } } };
+}
+
+export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = { legacy, recency, bm25 };
 
 /** Throws `InvalidOptionError` naming the known engines when `id` is not one of them. */
 export function benchEngine(id: string): BenchEngine {

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import type { CellResult } from "./cell.js";
+import { type LatencySlope, latencySeries } from "./charts/bench-charts.js";
 import type { BenchOptions } from "./cli-options.js";
 import { computeSlopes, groupKey, type Slope, type SlopeGroup, slopeGroups, slopeOf } from "./slopes.js";
 import type { MetricFormat } from "./suites/suite.js";
@@ -27,6 +28,8 @@ export interface BenchReport {
   options: Omit<BenchOptions, "help">;
   cells: CellResult[];
   slopes: Slope[];
+  /** M9: log-log slope of warm-turn latency against history length, per engine and counter. */
+  latencySlopes: LatencySlope[];
 }
 
 export function buildReport(
@@ -50,6 +53,7 @@ export function buildReport(
     options: reported,
     cells,
     slopes: computeSlopes(cells, tableRows),
+    latencySlopes: latencySeries(cells).slopes,
   };
 }
 
@@ -81,15 +85,17 @@ function formatSuiteTable(suite: string, cells: readonly CellResult[]): string {
   const rows = tableRows(suite);
   const groups = slopeGroups(cells);
   const qualify = new Set(cells.map(groupKey)).size > 1;
+  // One workload per engine (the quality suite): the engine is the column's name.
+  const byEngine = qualify && new Set(cells.map((result) => result.workloadName)).size === 1;
   const header = [
-    `${suite} suite`,
-    ...cells.map((result) => columnTitle(result, qualify)),
+    byEngine ? `${suite} suite (${cells[0]?.workloadName})` : `${suite} suite`,
+    ...cells.map((result) => (byEngine ? result.cell.engine : columnTitle(result, qualify))),
     ...groups.map((group) => slopeTitle(group, qualify)),
   ];
   const body = rows.map((row) => [
     row.label,
     ...cells.map((result) =>
-      result.error !== undefined ? "error" : formatValue(row.value(result), row.format),
+      result.error !== undefined ? "error" : formatCell(row.value(result), row.format, row.missing?.(result)),
     ),
     ...groups.map((group) => formatRatio(slopeOf(row, group))),
   ]);
@@ -130,10 +136,20 @@ function renderGrid(lines: readonly string[][]): string {
   return [render(header ?? []), rule, ...body.map(render)].join("\n");
 }
 
+/** A figure, or "n/a (reason)" when the suite says why there is none. */
+export function formatCell(value: number | undefined, format: MetricFormat, missing?: string): string {
+  if (value === undefined && missing !== undefined) return `n/a (${missing})`;
+  return formatValue(value, format);
+}
+
 /** Figures as people read them: separators for counts, fewer decimals as values grow. */
 export function formatValue(value: number | undefined, format: MetricFormat): string {
   if (value === undefined || !Number.isFinite(value)) return "–";
   switch (format) {
+    case "percent":
+      return `${(value * 100).toFixed(1)}%`;
+    case "decimal":
+      return value.toFixed(Math.abs(value) >= 100 ? 0 : 3);
     case "count":
     case "rate":
     case "bytes":

@@ -12,6 +12,8 @@ export interface TableRow {
   format: MetricFormat;
   slope?: boolean;
   value(result: CellResult): number | undefined;
+  /** Why the figure does not apply to this cell, when it does not. */
+  missing?(result: CellResult): string | undefined;
 }
 
 const SHARED_ROWS: readonly TableRow[] = [
@@ -45,6 +47,7 @@ export function tableRows(suiteName: string): TableRow[] {
       format: row.format,
       ...(row.slope === undefined ? {} : { slope: row.slope }),
       value: (result) => (result.metrics === undefined ? undefined : row.value(result.metrics)),
+      missing: (result) => (result.metrics === undefined ? undefined : row.missing?.(result.metrics)),
     }),
   );
   return [...suiteRows, ...SHARED_ROWS];

@@ -1,11 +1,14 @@
 /**
  * The suite seam: a suite measures one cell and says how its figures appear in the table.
- * `pipeline` (speed and memory of the engine pipeline) is the first; a quality suite follows.
+ * `pipeline` (speed and memory of the engine pipeline, also called `speed`) and `quality` (what
+ * the model sees) are the suites so far.
  */
 import type { CellSpec } from "../cell.js";
+import type { BenchCounterId } from "../token-counters.js";
+import type { WorkloadSpec } from "../workloads/workload.js";
 
-/** How a figure is printed. */
-export type MetricFormat = "count" | "rate" | "ms" | "seconds" | "mb" | "bytes";
+/** How a figure is printed. `percent` takes a share (0..1); `decimal` prints up to three decimals. */
+export type MetricFormat = "count" | "rate" | "ms" | "seconds" | "mb" | "bytes" | "percent" | "decimal";
 
 export interface MetricRow<Metrics> {
   /** Stable camelCase name used in the JSON (`warmTurnP50Ms`); the label may change. */
@@ -14,6 +17,8 @@ export interface MetricRow<Metrics> {
   format: MetricFormat;
   /** Undefined when the figure does not apply to this cell. */
   value(metrics: Metrics): number | undefined;
+  /** Why `value` is undefined, printed as "n/a (reason)"; without it the table shows "–". */
+  missing?(metrics: Metrics): string | undefined;
   /** Whether the slope column (largest over smallest synthetic size) shows this row. */
   slope?: boolean;
 }
@@ -31,4 +36,19 @@ export interface BenchSuite<Metrics> {
   /** Measures one cell. Throws when the cell cannot be measured; the runner records the error. */
   run(cell: CellSpec, context: CellContext): Promise<Metrics>;
   readonly rows: readonly MetricRow<Metrics>[];
+  /**
+   * The workloads and counters this suite runs, when it does not take the command line's: the
+   * quality suite generates its own workloads and always counts with exact o200k.
+   */
+  readonly cells?: {
+    workloads(options: SuiteCellOptions): WorkloadSpec[];
+    counters: readonly BenchCounterId[];
+  };
+}
+
+/** What a suite with its own workloads may take from the command line. */
+export interface SuiteCellOptions {
+  quick: boolean;
+  /** `--preset`, for suites with presets; undefined when not given. */
+  preset: string | undefined;
 }

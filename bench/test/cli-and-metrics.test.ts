@@ -9,10 +9,34 @@ describe("bench arguments", () => {
     expect(() => parseCount("--sizes", "1.2345k")).toThrow(/whole number/);
   });
 
-  it("names the option and the known values for an unknown engine, counter or suite", () => {
-    expect(() => parseBenchArgs(["--engine", "lossless"])).toThrow(/--engine.*legacy/);
+  it("names the option and the known values for an unknown engine, counter, suite or preset", () => {
+    expect(() => parseBenchArgs(["--engine", "lossless"])).toThrow(/--engine.*legacy, recency, bm25/);
     expect(() => parseBenchArgs(["--counter", "bytes"])).toThrow(/--counter.*chars/);
-    expect(() => parseBenchArgs(["--suite", "quality"])).toThrow(/--suite.*pipeline/);
+    expect(() => parseBenchArgs(["--suite", "latency"])).toThrow(/--suite.*pipeline, quality, speed, all/);
+    expect(() => parseBenchArgs(["--suite", "quality", "--preset", "huge"])).toThrow(
+      /--preset.*full, gate, tiny/,
+    );
+  });
+
+  it("reads speed as the pipeline suite and all as both", () => {
+    expect(parseBenchArgs(["--suite", "speed"]).suites).toEqual(["pipeline"]);
+    expect(parseBenchArgs(["--suite", "all"]).suites).toEqual(["pipeline", "quality"]);
+    expect(parseBenchArgs(["--suite", "quality,speed,pipeline"]).suites).toEqual(["quality", "pipeline"]);
+  });
+
+  it("builds one quality cell per engine on the quality preset, counted with o200k", () => {
+    const quality = (args: string[]) =>
+      buildCells(parseBenchArgs(["--suite", "quality", "--engine", "legacy,bm25", ...args])).map(
+        (cell) => `${cell.engine} ${cell.counter} ${JSON.stringify(cell.workload)}`,
+      );
+    expect(quality([])).toEqual([
+      'legacy o200k-cached {"kind":"quality","preset":"full"}',
+      'bm25 o200k-cached {"kind":"quality","preset":"full"}',
+    ]);
+    expect(quality(["--quick"])[0]).toContain('"preset":"gate"');
+    expect(quality(["--preset", "tiny", "--counter", "chars"])[0]).toBe(
+      'legacy o200k-cached {"kind":"quality","preset":"tiny"}',
+    );
   });
 
   it("builds one cell per engine, counter and workload, pi sessions first", () => {

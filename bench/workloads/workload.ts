@@ -1,12 +1,16 @@
 /**
- * What a bench cell replays: one of the real pi sessions as recorded, or a synthetic session of
- * N messages replayed from both of them (`./scale.ts`).
+ * What a bench cell replays: one of the real pi sessions as recorded, a synthetic session of
+ * N messages replayed from both of them (`./scale.ts`), or a quality preset (the quality suite
+ * generates its conversation and needle sessions itself, `suites/quality/presets.ts`).
  */
 import { InvalidOptionError, isMessageEntry, type NewTranscriptEntry } from "@clew/core";
 import { PI_SESSION_FILES, readPiSession } from "./pi-sessions.js";
 import { replayMessages } from "./scale.js";
 
-export type WorkloadSpec = { kind: "pi"; file: string } | { kind: "synthetic"; messages: number };
+export type WorkloadSpec =
+  | { kind: "pi"; file: string }
+  | { kind: "synthetic"; messages: number }
+  | { kind: "quality"; preset: string };
 
 export interface Workload {
   spec: WorkloadSpec;
@@ -20,11 +24,13 @@ export interface Workload {
 
 /** `pi:<file>` or `synthetic:<messages>`; the form cells are named by in JSON and on the CLI. */
 export function workloadId(spec: WorkloadSpec): string {
+  if (spec.kind === "quality") return `quality:${spec.preset}`;
   return spec.kind === "pi" ? `pi:${spec.file}` : `synthetic:${spec.messages}`;
 }
 
 export function workloadName(spec: WorkloadSpec): string {
   if (spec.kind === "pi") return `pi ${spec.file.replace(/\.jsonl$/, "")}`;
+  if (spec.kind === "quality") return `preset ${spec.preset}`;
   return `synthetic ${formatCount(spec.messages)}`;
 }
 
@@ -38,9 +44,17 @@ export function defaultWorkloads(sizes: readonly number[]): WorkloadSpec[] {
 
 /**
  * Reads what `spec` needs from `piSessionsDir`. Throws `TranscriptReadError` when a pi session
- * cannot be read and `InvalidOptionError` for a synthetic size that is not a whole number ≥ 1.
+ * cannot be read and `InvalidOptionError` for a synthetic size that is not a whole number ≥ 1, or
+ * for a quality preset (which only the quality suite can run).
  */
 export async function loadWorkload(spec: WorkloadSpec, piSessionsDir: string): Promise<Workload> {
+  if (spec.kind === "quality") {
+    throw new InvalidOptionError(
+      "workload",
+      workloadId(spec),
+      "a pi or synthetic workload (quality presets run in the quality suite)",
+    );
+  }
   if (spec.kind === "pi") {
     const imported = await readPiSession(spec.file, piSessionsDir);
     const entries = imported.entries as unknown as NewTranscriptEntry[];
