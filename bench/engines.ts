@@ -15,6 +15,7 @@ import {
 } from "@clew/core";
 import { BM25_ENGINE_ID, Bm25Engine } from "./baselines/bm25-engine.js";
 import { RECENCY_ENGINE_ID, RecencyEngine } from "./baselines/recency-engine.js";
+import { LOSSLESS_ENGINE_ID, losslessRecall, losslessSetup } from "./lossless-engine.js";
 import type { BenchEngineTools } from "./recall-adapter.js";
 
 export interface BenchEngineSetupOptions {
@@ -78,7 +79,20 @@ function baselineSetup(id: string, factory: () => RecencyEngine | Bm25Engine): B
   return { registry, config: { plugins: { slots: { contextEngine: id } } } };
 }
 
-export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = { legacy, recency, bm25 };
+const lossless: BenchEngine = {
+  id: LOSSLESS_ENGINE_ID,
+  description: "lossless (#8): SQLite store, summary DAG with anchors, exact-budget assembly, recall tools",
+  setup: (options = {}) => {
+    const { registry, engine } = losslessSetup(options);
+    return {
+      registry,
+      config: { plugins: { slots: { contextEngine: LOSSLESS_ENGINE_ID } } },
+      tools: { recall: (session) => losslessRecall(engine(), session.sessionId) },
+    };
+  },
+};
+
+export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = { legacy, recency, bm25, lossless };
 
 /** Throws `InvalidOptionError` naming the known engines when `id` is not one of them. */
 export function benchEngine(id: string): BenchEngine {
