@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 /**
  * Building the engine: for a host (the factory opens `<agentDir>/lossless.db`), or around a store
  * the caller opened. Opening migrates the database, so that never happens on a request.
@@ -34,6 +35,8 @@ export function createLosslessEngineFactory(
     }
     const tokenCounter =
       options.tokenCounter ?? (await createTokenCounter(context.config as ClewConfig | undefined));
+    // A new agent has no folder yet; the database is the first thing the engine keeps there.
+    mkdirSync(agentDir, { recursive: true });
     return openLosslessEngine(join(agentDir, LOSSLESS_DATABASE_FILE), { ...options, tokenCounter });
   };
 }

@@ -1,5 +1,6 @@
 import {
   type AgentMessage,
+  agentDir,
   type ClewConfig,
   ContextEngineHost,
   type ContextEngineRegistry,
@@ -72,6 +73,8 @@ export async function replaySession(options: ReplayOptions): Promise<ReplayResul
   });
   const host = new ContextEngineHost({
     registry: options.registry,
+    // Engines that keep their own store (lossless) put it in the replay's temporary agent folder.
+    agentDir: agentDir(options.home, "main"),
     config: options.config,
     logger: options.logger,
     tokenCounter: options.counter,
