@@ -16,7 +16,7 @@ describe("gate thresholds", () => {
     const path = join(REPO_ROOT, "bench/gate-thresholds.json");
     const thresholds = parseGateThresholds(await readFile(path, "utf8"), path, keys);
     expect(thresholds.preset).toBe("gate");
-    expect(Object.keys(thresholds.engines)).toEqual(["legacy", "recency", "bm25"]);
+    expect(Object.keys(thresholds.engines)).toEqual(["legacy", "recency", "bm25", "lossless"]);
   });
 
   it("names the file and every bad field", () => {

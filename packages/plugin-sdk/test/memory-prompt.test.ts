@@ -25,6 +25,9 @@ function toolLines({ availableTools, citationsMode }: MemoryPromptSectionParams)
 
 describe("buildMemorySystemPromptAddition", () => {
   it("is undefined without a registered section", () => {
+    // The registry is per process and test files share a worker: another file's agent may have
+    // registered memory-core's section.
+    unregisterMemoryPromptSection("plugin:memory-core");
     expect(buildMemorySystemPromptAddition({ availableTools: tools })).toBeUndefined();
     expect(buildMemoryPromptLines({ availableTools: tools })).toEqual([]);
   });
