@@ -173,43 +173,7 @@ export {
 } from "./logger.js";
 export * from "./messages.js";
 export { agentDir, agentSessionsDir, configPath, resolveClewHome } from "./paths.js";
-export {
-  type BashExecutionMessage,
-  bashExecutionText,
-  convertCustomMessages,
-  dropThinkingBlocks,
-  KNOWN_CUSTOM_ROLES,
-} from "./pipeline/custom-messages.js";
-export { limitHistoryTurns } from "./pipeline/limit-history.js";
-export {
-  ensureUserFirst,
-  type MergeTurnsOptions,
-  mergeConsecutiveTurns,
-  SESSION_BOOTSTRAP_TEXT,
-} from "./pipeline/merge-turns.js";
-export { type PrepareHistoryOptions, prepareHistory } from "./pipeline/prepare-history.js";
-export {
-  isUnfinished,
-  type RepairToolPairingOptions,
-  repairToolResultPairing,
-  repairToolResultPairingWithReport,
-  SYNTHETIC_TOOL_RESULT_TEXT,
-  syntheticToolResult,
-  type ToolPairingRepair,
-  toolCallsOf,
-} from "./pipeline/repair-tool-pairing.js";
-export {
-  isValidToolCallId,
-  STRICT_TOOL_CALL_ID,
-  STRICT9_TOOL_CALL_ID,
-  sanitizeToolCallIds,
-} from "./pipeline/tool-call-ids.js";
-export {
-  resolveTranscriptPolicy,
-  type ToolCallIdMode,
-  type TranscriptPolicy,
-  type TranscriptPolicyTarget,
-} from "./pipeline/transcript-policy.js";
+export * from "./pipeline/index.js";
 export {
   type BuiltSystemPrompt,
   buildSystemPrompt,
@@ -289,23 +253,7 @@ export {
   type WorkspaceFile,
   type WorkspaceFileReader,
 } from "./prompt/workspace-files.js";
-export {
-  isPruningDue,
-  type PruneContextOptions,
-  type PruneContextResult,
-  pruneContext,
-} from "./pruning/prune-context.js";
-export {
-  type ContextPruningConfig,
-  type ContextPruningMode,
-  type ContextPruningSettings,
-  createToolPrunablePredicate,
-  DEFAULT_CONTEXT_PRUNING_SETTINGS,
-  DEFAULT_PRUNING_TTL_MS,
-  HARD_CLEAR_PLACEHOLDER,
-  parseDurationMs,
-  resolveContextPruningSettings,
-} from "./pruning/settings.js";
+export * from "./pruning/index.js";
 export { TranscriptHostSession } from "./sessions/transcript-host-session.js";
 export { createExtractiveSummarizer, EXTRACTIVE_SUMMARIZER_ID } from "./summarizer/extractive-summarizer.js";
 export {
