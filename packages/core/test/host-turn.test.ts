@@ -1,78 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
 import {
-  type ClewConfig,
   type ContextEngine,
   ContextEngineHost,
   charEstimateTokenCounter,
-  type HostSession,
   MemoryLogger,
-  type ModelStepFunction,
-  type RunTurnParams,
 } from "../src/index.js";
-import {
-  defineEngine,
-  type EngineParts,
-  paramsOf,
-  registerEngine,
-  roles,
-  slotConfig,
-  toolCallMessage,
-  toolResultMessage,
-} from "./fixtures.js";
-import {
-  assistantMessage,
-  conversation,
-  createTestHost,
-  EchoModel,
-  testModel,
-  userMessage,
-} from "./support.js";
+import { paramsOf, roles, slotConfig } from "./fixtures.js";
+import { conversation, EchoModel, testModel, userMessage } from "./support.js";
+import { defaultEngineHost, engineHost, SYSTEM, toolLoopModel, turn } from "./turn-helpers.js";
 
-const SYSTEM = "You are a test.";
 const counter = charEstimateTokenCounter;
-
-function engineHost(parts: EngineParts, options: { config?: ClewConfig } = {}) {
-  const context = createTestHost({ config: options.config ?? slotConfig("acme") });
-  registerEngine(context.registry, "acme", defineEngine("acme", parts));
-  return context;
-}
-
-/** A host whose default (unguarded) engine is the given one: host-level fallbacks become visible. */
-function defaultEngineHost(parts: EngineParts) {
-  const context = createTestHost();
-  context.registry.registerContextEngine("legacy", async () => defineEngine("legacy", parts), {
-    owner: "core",
-    allowSameOwnerRefresh: true,
-  });
-  return context;
-}
-
-function turn(host: ContextEngineHost, session: HostSession, overrides: Partial<RunTurnParams> = {}) {
-  return host.runTurn({
-    session,
-    prompt: "hello",
-    systemPrompt: SYSTEM,
-    model: testModel,
-    callModel: new EchoModel().step,
-    ...overrides,
-  });
-}
-
-/** A model that asks for one tool on its first call and answers on the second. */
-function toolLoopModel() {
-  const requests: Parameters<ModelStepFunction>[0][] = [];
-  const step: ModelStepFunction = async (request) => {
-    requests.push({ ...request, messages: [...request.messages] });
-    if (request.step === 0) {
-      return {
-        messages: [toolCallMessage("call-1", "search"), toolResultMessage("call-1", "search", "found")],
-        done: false,
-      };
-    }
-    return { messages: [assistantMessage("done")], done: true };
-  };
-  return { requests, step };
-}
 
 describe("bootstrap", () => {
   it("bootstrap runs only for a session whose transcript existed before, before the first assemble", async () => {

@@ -1,77 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import type {
-  ClewConfig,
-  ContextEngine,
-  ContextEngineHost,
-  HostSession,
-  ModelStepFunction,
-  RunTurnParams,
-} from "../src/index.js";
-import {
-  deferred,
-  defineEngine,
-  type EngineParts,
-  flushMicrotasks,
-  paramsOf,
-  registerEngine,
-  roles,
-  slotConfig,
-  toolCallMessage,
-  toolResultMessage,
-} from "./fixtures.js";
-import {
-  assistantMessage,
-  conversation,
-  createTestHost,
-  EchoModel,
-  testModel,
-  userMessage,
-} from "./support.js";
-
-const SYSTEM = "You are a test.";
-
-function engineHost(parts: EngineParts, options: { config?: ClewConfig } = {}) {
-  const context = createTestHost({ config: options.config ?? slotConfig("acme") });
-  registerEngine(context.registry, "acme", defineEngine("acme", parts));
-  return context;
-}
-
-/** A host whose default (unguarded) engine is the given one: host-level fallbacks become visible. */
-function defaultEngineHost(parts: EngineParts) {
-  const context = createTestHost();
-  context.registry.registerContextEngine("legacy", async () => defineEngine("legacy", parts), {
-    owner: "core",
-    allowSameOwnerRefresh: true,
-  });
-  return context;
-}
-
-function turn(host: ContextEngineHost, session: HostSession, overrides: Partial<RunTurnParams> = {}) {
-  return host.runTurn({
-    session,
-    prompt: "hello",
-    systemPrompt: SYSTEM,
-    model: testModel,
-    callModel: new EchoModel().step,
-    ...overrides,
-  });
-}
-
-/** A model that asks for one tool on its first call and answers on the second. */
-function toolLoopModel() {
-  const requests: Parameters<ModelStepFunction>[0][] = [];
-  const step: ModelStepFunction = async (request) => {
-    requests.push({ ...request, messages: [...request.messages] });
-    if (request.step === 0) {
-      return {
-        messages: [toolCallMessage("call-1", "search"), toolResultMessage("call-1", "search", "found")],
-        done: false,
-      };
-    }
-    return { messages: [assistantMessage("done")], done: true };
-  };
-  return { requests, step };
-}
+import type { ContextEngine } from "../src/index.js";
+import { deferred, flushMicrotasks, paramsOf, roles } from "./fixtures.js";
+import { conversation, userMessage } from "./support.js";
+import { defaultEngineHost, engineHost, toolLoopModel, turn } from "./turn-helpers.js";
 
 const maintainResult = { changed: false, bytesFreed: 0, rewrittenEntries: 0 };
 
