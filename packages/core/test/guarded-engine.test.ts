@@ -1,53 +1,16 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type AssembleParams,
   type AssembleResult,
   type CompactResult,
   type ContextEngine,
-  type ContextEngineFactory,
   type ContextEngineInfo,
-  createContextEngineRegistry,
-  createLegacyContextEngine,
-  GuardedContextEngine,
-  type MaintainParams,
   MemoryLogger,
-  type ResolvedContextEngine,
   resolveContextEngine,
 } from "../src/index.js";
-import { defineEngine, type EngineParts, registerEngine, slotConfig } from "./fixtures.js";
+import { defineEngine, registerEngine, slotConfig } from "./fixtures.js";
+import { guarded, maintainParams, setup, setupWith } from "./quarantine-helpers.js";
 import { userMessage } from "./support.js";
-
-const NOW = 1_700_000_000_000;
-
-function setup() {
-  const registry = createContextEngineRegistry();
-  const legacyFactory = vi.fn<ContextEngineFactory>(async () => createLegacyContextEngine());
-  registry.registerContextEngine("legacy", legacyFactory, { owner: "core", allowSameOwnerRefresh: true });
-  const logger = new MemoryLogger();
-  const resolve = () =>
-    resolveContextEngine(registry, { config: slotConfig("acme"), logger, now: () => NOW });
-  return { registry, legacyFactory, logger, resolve };
-}
-
-function guarded(resolved: ResolvedContextEngine): GuardedContextEngine {
-  expect(resolved.engine).toBeInstanceOf(GuardedContextEngine);
-  return resolved.engine as GuardedContextEngine;
-}
-
-async function setupWith(parts: EngineParts) {
-  const context = setup();
-  const factory = vi.fn<ContextEngineFactory>(() => defineEngine("acme", parts));
-  registerEngine(context.registry, "acme", factory);
-  const engine = guarded(await context.resolve());
-  return { ...context, factory, engine };
-}
-
-const maintainParams = (abortSignal?: AbortSignal): MaintainParams => ({
-  sessionId: "s1",
-  sessionKey: "agent:main:s1",
-  sessionFile: "memory:s1",
-  ...(abortSignal === undefined ? {} : { abortSignal }),
-});
 
 describe("fallback answers for every wrapped method", () => {
   it("failing optional methods are answered by the legacy fallback or its synthetic results", async () => {

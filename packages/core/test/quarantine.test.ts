@@ -4,58 +4,13 @@ import {
   type CompactResult,
   type ContextEngine,
   type ContextEngineFactory,
-  createContextEngineRegistry,
-  createLegacyContextEngine,
-  GuardedContextEngine,
-  type MaintainParams,
-  MemoryLogger,
   QuarantineLedger,
-  type ResolvedContextEngine,
   type RuntimeCompactor,
-  resolveContextEngine,
   runWithRuntimeCompactor,
 } from "../src/index.js";
-import {
-  deferred,
-  defineEngine,
-  type EngineParts,
-  namedError,
-  registerEngine,
-  slotConfig,
-} from "./fixtures.js";
+import { deferred, defineEngine, namedError, registerEngine } from "./fixtures.js";
+import { maintainParams, NOW, setup, setupWith } from "./quarantine-helpers.js";
 import { conversation, userMessage } from "./support.js";
-
-const NOW = 1_700_000_000_000;
-
-function setup() {
-  const registry = createContextEngineRegistry();
-  const legacyFactory = vi.fn<ContextEngineFactory>(async () => createLegacyContextEngine());
-  registry.registerContextEngine("legacy", legacyFactory, { owner: "core", allowSameOwnerRefresh: true });
-  const logger = new MemoryLogger();
-  const resolve = () =>
-    resolveContextEngine(registry, { config: slotConfig("acme"), logger, now: () => NOW });
-  return { registry, legacyFactory, logger, resolve };
-}
-
-function guarded(resolved: ResolvedContextEngine): GuardedContextEngine {
-  expect(resolved.engine).toBeInstanceOf(GuardedContextEngine);
-  return resolved.engine as GuardedContextEngine;
-}
-
-async function setupWith(parts: EngineParts) {
-  const context = setup();
-  const factory = vi.fn<ContextEngineFactory>(() => defineEngine("acme", parts));
-  registerEngine(context.registry, "acme", factory);
-  const engine = guarded(await context.resolve());
-  return { ...context, factory, engine };
-}
-
-const maintainParams = (abortSignal?: AbortSignal): MaintainParams => ({
-  sessionId: "s1",
-  sessionKey: "agent:main:s1",
-  sessionFile: "memory:s1",
-  ...(abortSignal === undefined ? {} : { abortSignal }),
-});
 
 describe("assemble failures (checklist 24)", () => {
   it("a throwing assemble answers with the legacy result and quarantines the engine for later calls", async () => {
