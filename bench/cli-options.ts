@@ -29,8 +29,8 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --suite <names>       suites to run, comma-separated: quality, speed (= pipeline), all
-                        (default: pipeline)
+  --suite <names>       suites to run, comma-separated: quality, speed (= pipeline), engine
+                        (issue #8 targets per engine, --sizes only), all (default: pipeline)
   --engine <ids>        context engines, comma-separated: legacy, recency, bm25 (default: legacy)
   --preset <id>         quality workload size: full, gate, tiny (default full; gate with --quick)
   --counter <ids>       token counters: ${BENCH_COUNTERS.join(", ")} (default: chars)
@@ -138,7 +138,8 @@ export function buildCells(options: BenchOptions): CellSpec[] {
   const shared = defaultWorkloads(options.sizes).filter((spec) => options.includePi || spec.kind !== "pi");
   return options.suites.flatMap((suite) => {
     const own = benchSuite(suite).cells;
-    const workloads = own?.workloads({ quick: options.quick, preset: options.preset }) ?? shared;
+    const workloads =
+      own?.workloads({ quick: options.quick, preset: options.preset, sizes: options.sizes }) ?? shared;
     const counters = own?.counters ?? options.counters;
     return options.engines.flatMap((engine) =>
       counters.flatMap((counter) =>

@@ -1,9 +1,12 @@
 /**
  * Engines a cell can run. Each sets up its own registry and the config that selects it, so cells
- * share nothing, and may expose recall tools for the quality suite (`recall-adapter.ts`). A later
- * issue adds plugin engines here (lossless, #8); the tables put them side by side.
+ * share nothing, and may expose recall tools for the quality suite (`recall-adapter.ts`) and, for
+ * engines with a store of their own, its figures (`engine-stats.ts`). The tables put them side by
+ * side.
  */
+
 import {
+  type AgentMessage,
   type ClewConfig,
   type ContextEngineRegistry,
   charEstimateTokenCounter,
@@ -13,9 +16,11 @@ import {
   type TokenCounter,
   withTokenCache,
 } from "@clew/core";
+import { isRecalledContext } from "@clew/engine-lossless";
 import { BM25_ENGINE_ID, Bm25Engine } from "./baselines/bm25-engine.js";
 import { RECENCY_ENGINE_ID, RecencyEngine } from "./baselines/recency-engine.js";
-import { LOSSLESS_ENGINE_ID, losslessRecall, losslessSetup } from "./lossless-engine.js";
+import type { BenchEngineStatsHook } from "./engine-stats.js";
+import { LOSSLESS_ENGINE_ID, losslessRecall, losslessSetup, losslessStats } from "./lossless-engine.js";
 import type { BenchEngineTools } from "./recall-adapter.js";
 
 export interface BenchEngineSetupOptions {
@@ -32,6 +37,16 @@ export interface BenchEngineSetup {
   /** Selects the engine in `plugins.slots.contextEngine`. */
   config: ClewConfig;
   tools?: BenchEngineTools;
+  /**
+   * For engines that keep their own store: what it holds and costs (`engine-stats.ts`). Its
+   * presence is what tells the suite an engine has a store to measure.
+   */
+  stats?: BenchEngineStatsHook;
+  /**
+   * Messages the engine adds to one request only and never repeats in the next (query-aware
+   * evidence placed after the stable prefix). M8 reports stability with and without them.
+   */
+  requestOnly?: (message: AgentMessage) => boolean;
 }
 
 export interface BenchEngine {
@@ -88,6 +103,8 @@ const lossless: BenchEngine = {
       registry,
       config: { plugins: { slots: { contextEngine: LOSSLESS_ENGINE_ID } } },
       tools: { recall: (session) => losslessRecall(engine(), session.sessionId) },
+      stats: (sessionId) => losslessStats(engine(), sessionId),
+      requestOnly: isRecalledContext,
     };
   },
 };

@@ -56,7 +56,11 @@ async function main(): Promise<void> {
     results.push(await runCellInChild(gateCell(engine, preset)));
   }
   process.stdout.write(`\n${formatTables(results)}\n\n`);
-  const verdict = checkGate(thresholds, figuresByEngine(results), options.thresholdsPath);
+  const verdict = checkGate(
+    thresholdsOf(thresholds, engines),
+    figuresByEngine(results),
+    options.thresholdsPath,
+  );
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (verdict.failures.length === 0) {
     process.stdout.write(`bench:gate passed: ${verdict.checked} thresholds held (${seconds} s)\n`);
@@ -92,6 +96,12 @@ function gateCell(engine: string, preset: string): CellSpec {
     workload: { kind: "quality", preset },
     settings: parseBenchArgs([]).settings,
   };
+}
+
+/** The thresholds of the engines that ran: `--engine` checks only those it names. */
+function thresholdsOf(thresholds: GateThresholds, engines: readonly string[]): GateThresholds {
+  const selected = Object.entries(thresholds.engines).filter(([engine]) => engines.includes(engine));
+  return { ...thresholds, engines: Object.fromEntries(selected) };
 }
 
 function figuresByEngine(results: readonly CellResult[]): Record<string, EngineFigures> {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "@clew/core";
+import { engineSpeedSuite } from "./engine-speed/engine-speed-suite.js";
 import { pipelineSuite } from "./pipeline/pipeline-suite.js";
 import { qualitySuite } from "./quality/quality-suite.js";
 import type { BenchSuite } from "./suite.js";
@@ -7,12 +8,13 @@ import type { BenchSuite } from "./suite.js";
 export const BENCH_SUITES: Readonly<Record<string, BenchSuite<unknown>>> = {
   pipeline: pipelineSuite as BenchSuite<unknown>,
   quality: qualitySuite as BenchSuite<unknown>,
+  engine: engineSpeedSuite as BenchSuite<unknown>,
 };
 
-/** Names the command line accepts besides the suites' own: `speed` is `pipeline`, `all` is both. */
+/** Names the command line accepts besides the suites' own: `speed` is `pipeline`, `all` is every suite. */
 export const SUITE_ALIASES: Readonly<Record<string, readonly string[]>> = {
   speed: ["pipeline"],
-  all: ["pipeline", "quality"],
+  all: ["pipeline", "quality", "engine"],
 };
 
 /** Suite names with aliases expanded, in order, without repeats. Throws like `benchSuite`. */

@@ -3,7 +3,7 @@
  * `pipeline` (speed and memory of the engine pipeline, also called `speed`) and `quality` (what
  * the model sees) are the suites so far.
  */
-import type { CellSpec } from "../cell.js";
+import type { CellResult, CellSpec } from "../cell.js";
 import type { BenchCounterId } from "../token-counters.js";
 import type { WorkloadSpec } from "../workloads/workload.js";
 
@@ -44,6 +44,16 @@ export interface BenchSuite<Metrics> {
     workloads(options: SuiteCellOptions): WorkloadSpec[];
     counters: readonly BenchCounterId[];
   };
+  /**
+   * A suite that presents its cells itself (the engine suite: engines as columns, a target
+   * column, charts) returns the text printed in place of the generic table and the files it wrote
+   * under `output.outDir`. `stamp` is the run's start time, for file names. Throws only when a
+   * file cannot be written.
+   */
+  present?(
+    results: readonly CellResult[],
+    output: { outDir: string; stamp: string },
+  ): Promise<{ text: string; files: string[] }>;
 }
 
 /** What a suite with its own workloads may take from the command line. */
@@ -51,4 +61,6 @@ export interface SuiteCellOptions {
   quick: boolean;
   /** `--preset`, for suites with presets; undefined when not given. */
   preset: string | undefined;
+  /** `--sizes` (or its default): synthetic session sizes in messages. */
+  sizes: readonly number[];
 }

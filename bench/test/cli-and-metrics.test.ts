@@ -12,15 +12,17 @@ describe("bench arguments", () => {
   it("names the option and the known values for an unknown engine, counter, suite or preset", () => {
     expect(() => parseBenchArgs(["--engine", "lossy"])).toThrow(/--engine.*legacy, recency, bm25, lossless/);
     expect(() => parseBenchArgs(["--counter", "bytes"])).toThrow(/--counter.*chars/);
-    expect(() => parseBenchArgs(["--suite", "latency"])).toThrow(/--suite.*pipeline, quality, speed, all/);
+    expect(() => parseBenchArgs(["--suite", "latency"])).toThrow(
+      /--suite.*pipeline, quality, engine, speed, all/,
+    );
     expect(() => parseBenchArgs(["--suite", "quality", "--preset", "huge"])).toThrow(
       /--preset.*full, gate, tiny/,
     );
   });
 
-  it("reads speed as the pipeline suite and all as both", () => {
+  it("reads speed as the pipeline suite and all as every suite", () => {
     expect(parseBenchArgs(["--suite", "speed"]).suites).toEqual(["pipeline"]);
-    expect(parseBenchArgs(["--suite", "all"]).suites).toEqual(["pipeline", "quality"]);
+    expect(parseBenchArgs(["--suite", "all"]).suites).toEqual(["pipeline", "quality", "engine"]);
     expect(parseBenchArgs(["--suite", "quality,speed,pipeline"]).suites).toEqual(["quality", "pipeline"]);
   });
 

@@ -3,6 +3,7 @@
  * `gate-thresholds.json` use them); labels name the metric id of the reference (M1–M13).
  */
 import type { MetricFormat, MetricRow } from "../suite.js";
+import type { DiskUsage } from "./metrics/disk-usage.js";
 import { type Figure, isNotApplicable, mean, notApplicable } from "./metrics/figure.js";
 import type { NeedleLevelReport } from "./metrics/needle-survival.js";
 import type { RecallRankingReport } from "./metrics/recall-ranking.js";
@@ -70,6 +71,73 @@ function crashFigure(
 ): Figure {
   const crash = metrics.crash;
   return typeof crash === "number" || isNotApplicable(crash) ? crash : pick(crash);
+}
+
+/**
+ * M11: the transcript and the engine's own store apart and together, since a user of an engine
+ * with a store pays for both; store rows are n/a for engines without one.
+ */
+function diskRows(): FigureRow[] {
+  const afterIngest = (pick: (disk: DiskUsage) => Figure) => (metrics: QualityMetrics) =>
+    pick(metrics.conversation.diskAfterIngest);
+  const afterCompaction = (pick: (disk: DiskUsage) => Figure) => (metrics: QualityMetrics) =>
+    pick(metrics.conversation.diskAfterCompaction);
+  return [
+    {
+      key: "m11BytesPerMessage",
+      label: "M11 bytes on disk / message (transcript + store)",
+      format: "bytes",
+      figure: afterIngest((disk) => disk.bytesPerMessage),
+    },
+    {
+      key: "m11TranscriptToRaw",
+      label: "M11 transcript / raw JSONL",
+      format: "decimal",
+      figure: afterIngest((disk) => disk.transcriptToRaw),
+    },
+    {
+      key: "m11StoreToRaw",
+      label: "M11 engine store / raw JSONL (closed)",
+      format: "decimal",
+      figure: afterIngest((disk) => disk.storeToRaw),
+    },
+    {
+      key: "m11StoreOpenToRaw",
+      label: "M11 engine store / raw JSONL (open, with WAL)",
+      format: "decimal",
+      figure: afterIngest((disk) => disk.storeOpenToRaw),
+    },
+    {
+      key: "m11DiskToRaw",
+      label: "M11 transcript + store / raw JSONL",
+      format: "decimal",
+      figure: afterIngest((disk) => disk.diskToRaw),
+    },
+    {
+      key: "m11BytesPerMessageCompacted",
+      label: "M11 bytes / message after compaction (transcript + store)",
+      format: "bytes",
+      figure: afterCompaction((disk) => disk.bytesPerMessage),
+    },
+    {
+      key: "m11StoreToRawCompacted",
+      label: "M11 engine store / raw JSONL after compaction (closed)",
+      format: "decimal",
+      figure: afterCompaction((disk) => disk.storeToRaw),
+    },
+    {
+      key: "m11DiskToRawCompacted",
+      label: "M11 transcript + store / raw JSONL after compaction",
+      format: "decimal",
+      figure: afterCompaction((disk) => disk.diskToRaw),
+    },
+    {
+      key: "m11SummaryBytes",
+      label: "M11 summary bytes after compaction",
+      format: "bytes",
+      figure: afterCompaction((disk) => disk.summaryBytes),
+    },
+  ];
 }
 
 const FIGURE_ROWS: FigureRow[] = [
@@ -225,6 +293,12 @@ const FIGURE_ROWS: FigureRow[] = [
     figure: (metrics) => metrics.conversation.stability.stableShare,
   },
   {
+    key: "m8StableCacheable",
+    label: "M8 … without the per-request recall block",
+    format: "percent",
+    figure: (metrics) => metrics.conversation.stability.cacheableStableShare,
+  },
+  {
     key: "m8PrefixKept",
     label: "M8 prefix tokens kept per compaction",
     format: "count",
@@ -268,30 +342,7 @@ const FIGURE_ROWS: FigureRow[] = [
     timing: true,
     figure: (metrics) => crashFigure(metrics, (crash) => crash.bootstrap.megabytesPerSecond),
   },
-  {
-    key: "m11BytesPerMessage",
-    label: "M11 bytes on disk / message",
-    format: "bytes",
-    figure: (metrics) => metrics.conversation.diskAfterIngest.bytesPerMessage,
-  },
-  {
-    key: "m11DiskToRaw",
-    label: "M11 disk / raw JSONL",
-    format: "decimal",
-    figure: (metrics) => metrics.conversation.diskAfterIngest.diskToRaw,
-  },
-  {
-    key: "m11BytesPerMessageCompacted",
-    label: "M11 bytes / message after compaction",
-    format: "bytes",
-    figure: (metrics) => metrics.conversation.diskAfterCompaction.bytesPerMessage,
-  },
-  {
-    key: "m11SummaryBytes",
-    label: "M11 summary bytes after compaction",
-    format: "bytes",
-    figure: (metrics) => metrics.conversation.diskAfterCompaction.summaryBytes,
-  },
+  ...diskRows(),
   {
     key: "m12CompactionsPer100k",
     label: "M12 compactions / 100k tokens",

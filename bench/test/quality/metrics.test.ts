@@ -315,9 +315,23 @@ describe("M8 prefix stability", () => {
       pairs: 2,
       stable: 1,
       stableShare: 0.5,
+      cacheableStable: 1,
+      cacheableStableShare: 0.5,
       compactionEvents: 1,
       prefixTokensKeptMean: 0,
     });
+  });
+
+  it("leaves a per-request block out of the cacheable figure, and only that block", () => {
+    const [a, b, c, d] = [userText("a", 1), assistantText("b", 2), userText("c", 3), assistantText("d", 4)];
+    const block = (text: string) => userText(`[block] ${text}`, 0);
+    const isBlock = (message: AgentMessage) => JSON.stringify(message).includes("[block]");
+    const tracker = new PrefixStabilityTracker(counter, isBlock);
+    tracker.observe([a, block("for c")], false);
+    tracker.observe([a, b, block("for d")], false);
+    // A changed stable message breaks both figures.
+    tracker.observe([c, b, d], false);
+    expect(tracker.result()).toMatchObject({ pairs: 2, stable: 0, cacheableStable: 1 });
   });
 });
 

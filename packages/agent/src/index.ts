@@ -1,3 +1,4 @@
+export { formatEngineSection } from "./commands/format-engine-section.js";
 export * from "./commands/index.js";
 export { PluginCommandRegistry } from "./commands/plugin-commands.js";
 export * from "./context-report/index.js";

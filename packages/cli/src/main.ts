@@ -4,6 +4,7 @@ import { registerChatCommand } from "./commands/chat.js";
 import { registerContextCommands } from "./commands/context.js";
 import { registerDoctorCommand } from "./commands/doctor.js";
 import { processShutdownSignals, registerGatewayCommand, type ShutdownSignals } from "./commands/gateway.js";
+import { registerLosslessCommands } from "./commands/lossless.js";
 import { registerPluginsCommands } from "./commands/plugins.js";
 import { registerReplayCommand } from "./commands/replay.js";
 import { registerSessionsCommands } from "./commands/sessions.js";
@@ -27,6 +28,7 @@ export function createProgram(io: CliIo, options: { signals?: ShutdownSignals } 
   registerContextCommands(program, io);
   registerReplayCommand(program, io);
   registerDoctorCommand(program, io);
+  registerLosslessCommands(program, io);
   registerGatewayCommand(program, io, options.signals ?? processShutdownSignals());
   return program;
 }

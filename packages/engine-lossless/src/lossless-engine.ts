@@ -7,6 +7,11 @@
  * messages (with `promptAuthority: "preassembly_may_overflow"`, so the host keeps its overflow
  * check), `compact` delegates to the runtime's compaction, and ingestion does nothing. A store
  * error during a call is handled the same way for that call and logged; no method throws for it.
+ *
+ * Subagents (`src/subagents/`): a `fork` child gets a grant to read its parent's history up to the
+ * parent's newest message at spawn, until `subagentGrantTtlMs` passes or `onSubagentEnded`;
+ * `isolated` children get none. Grants live in memory: they do not survive a restart, and that is
+ * safe because children do not either (a child runs inside its parent's tool call).
  */
 import {
   type AfterTurnParams,
@@ -20,6 +25,7 @@ import {
   type ContextEngine,
   type ContextEngineInfo,
   type ContextEngineMaintenanceResult,
+  type ContextEngineStatusSection,
   countMessagesTokens,
   delegateCompactionToRuntime,
   describeError,
@@ -29,16 +35,28 @@ import {
   type IngestResult,
   isAbortForSignal,
   type MaintainParams,
+  type SubagentEndedParams,
+  type SubagentSpawnParams,
+  type SubagentSpawnPreparation,
 } from "@clew/core";
-import { assembleView } from "./assemble/assemble-view.js";
+import type { AssembledView } from "./assemble/assemble-view.js";
+import { assembleWithDigest, DigestCache } from "./assemble/history-digest.js";
+import { type RecalledEvidence, recallEvidence } from "./assemble/recall-evidence.js";
 import { type CompactionSettings, type CompactViewOutcome, compactView } from "./compaction/compact-view.js";
 import { type CompactionTarget, compactionTarget, compactResultOf } from "./compaction/compaction-target.js";
 import { LosslessStoreError } from "./errors.js";
 import { prepareMessages } from "./ingest/prepare-messages.js";
 import { readTranscriptMessages } from "./ingest/read-transcript.js";
+import { formatStatusLines } from "./inspect/format-report.js";
+import { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 import { type LosslessEngineOptions, type ResolvedOptions, resolveOptions } from "./options.js";
+import { SummaryPreparation, spendReportOf } from "./prepare/preparation.js";
+import type { SummarySpendReport } from "./prepare/spend-report.js";
 import { recallPolicy } from "./recall-policy.js";
-import type { LosslessStore } from "./store/store.js";
+import { FlightRecorder } from "./recorder/flight-recorder.js";
+import { PeriodicUpkeep } from "./retention/upkeep.js";
+import type { CompactionTrigger, LosslessStore } from "./store/store.js";
+import { SubagentAccess } from "./subagents/subagent-access.js";
 import { createRecallTools, type RecallTool } from "./tools/recall-tools.js";
 import { SessionView } from "./view/session-view.js";
 import { ViewCache } from "./view/view-cache.js";
@@ -66,9 +84,17 @@ export class LosslessEngine implements ContextEngine {
   /** Sessions whose last write failed: the next afterTurn stores the whole snapshot again. */
   private readonly resync = new Set<string>();
   private readonly additionTokens = new Map<string, number>();
+  /** The last evidence block per session and what it was made for. */
+  private readonly evidence = new Map<string, { key: string; evidence: RecalledEvidence | undefined }>();
   /** Sessions already warned about: the warning would otherwise repeat on every call. */
   private readonly unmatchedHistory = new Set<string>();
   private disposed = false;
+  private readonly subagents: SubagentAccess;
+  private readonly recorder: FlightRecorder | undefined;
+  private readonly upkeep: PeriodicUpkeep | undefined;
+  private readonly preparation: SummaryPreparation | undefined;
+  /** Digests of history left out while the view does not fit (see `history-digest.ts`). */
+  private readonly digests = new DigestCache();
 
   /**
    * @param store the agent's store, or undefined when it could not be opened (`storeFailure`
@@ -81,8 +107,60 @@ export class LosslessEngine implements ContextEngine {
     readonly storeFailure?: string,
   ) {
     this.options = resolveOptions(options);
-    this.compaction = { ...this.options, counter: this.options.tokenCounter };
+    this.preparation = store === undefined ? undefined : new SummaryPreparation(store, this.options);
+    this.compaction = {
+      ...this.options,
+      counter: this.options.tokenCounter,
+      ...(this.preparation === undefined ? {} : { grants: this.preparation.grants }),
+    };
     this.views = store === undefined ? undefined : new ViewCache(store);
+    this.subagents = new SubagentAccess({
+      store: () => (this.disposed ? undefined : this.store),
+      now: this.options.now,
+      grantTtlMs: this.options.subagentGrantTtlMs,
+      logger: this.options.logger,
+    });
+    if (store !== undefined) {
+      this.recorder = new FlightRecorder(store, { ...this.options, summarizer: this.options.summarizer.id });
+      this.upkeep = new PeriodicUpkeep(store, this.options, this.options.now, this.options.logger);
+    }
+  }
+
+  /**
+   * The store's state and one session's figures with its newest flight-recorder records (assembly
+   * records still queued are written first). Never throws: an unusable store answers
+   * `store.available: false` with the reason, and an unknown session answers zeros.
+   */
+  async inspect(sessionId: string): Promise<LosslessSessionReport> {
+    await this.recorder?.flush();
+    if (this.disposed) return readSessionReport(undefined, "the engine is disposed", sessionId);
+    const report = await readSessionReport(this.store, this.storeFailure, sessionId);
+    return { ...report, summarySpend: await this.spendReport(sessionId) };
+  }
+
+  /**
+   * A session's summarizer spend against `summarySpendTokensPerSession`, its debt (summaries
+   * written extractively because the budget was exhausted) and its prepared summaries. Never
+   * throws: an unusable store answers `available: false` with the reason.
+   */
+  spendReport(sessionId: string): Promise<SummarySpendReport> {
+    const store = this.disposed ? undefined : this.store;
+    return spendReportOf(store, this.storeFailure ?? "the engine is disposed", sessionId, this.options);
+  }
+
+  /** Resolves once no summary is being prepared in the background (tests, benchmarks, shutdown). */
+  async preparationIdle(): Promise<void> {
+    await this.preparation?.idle();
+  }
+
+  /** The status section (`/status`, `clew context`): store, view, last compaction, last assembly. */
+  async describeStatus(params: { sessionId: string }): Promise<ContextEngineStatusSection> {
+    const report = await this.inspect(params.sessionId);
+    return {
+      title: "Lossless store",
+      lines: formatStatusLines(report, this.options.now()),
+      data: { ...report },
+    };
   }
 
   async ingest(params: IngestParams): Promise<IngestResult> {
@@ -125,16 +203,40 @@ export class LosslessEngine implements ContextEngine {
       if (view.assembledTokens <= target.targetTokens * this.options.compactionThreshold)
         return NO_MAINTENANCE;
       await this.serialized(params.sessionId, () =>
-        this.runCompaction(params.sessionId, target, true, params.abortSignal),
+        this.runCompaction(params.sessionId, target, true, params.abortSignal, undefined, "maintain"),
       );
     } catch (error) {
       if (isAbortForSignal(error, params.abortSignal)) throw error;
       this.options.logger.warn("lossless: background compaction failed", { error: describeError(error) });
+    } finally {
+      if (params.abortSignal?.aborted !== true) this.schedulePreparation(params.sessionId);
+      await this.afterMaintenance();
     }
     return NO_MAINTENANCE;
   }
 
+  /** Prepares, in the background, the summaries of chunks that left the fresh tail (see `src/prepare/`). */
+  private schedulePreparation(sessionId: string): void {
+    const views = this.views;
+    if (views === undefined || this.disposed) return;
+    this.preparation?.schedule(sessionId, async () => ({
+      view: await views.get(sessionId),
+      budgetTokens: this.targetFor(sessionId).budgetTokens,
+    }));
+  }
+
+  /**
+   * Writes queued assembly records, settles the store (deferred indexing, journal size) and runs
+   * upkeep when due; none of it ever throws.
+   */
+  private async afterMaintenance(): Promise<void> {
+    await this.recorder?.flush();
+    await this.safely(() => (this.store as LosslessStore).settle());
+    await this.upkeep?.runIfDue();
+  }
+
   async assemble(params: AssembleParams): Promise<AssembleResult> {
+    const started = this.options.elapsed();
     const budget =
       this.rememberBudget(params.sessionId, params.tokenBudget) ?? this.options.defaultTokenBudget;
     const addition = this.additionFor(budget, params.availableTools);
@@ -145,21 +247,26 @@ export class LosslessEngine implements ContextEngine {
         await this.storeMessages(params.sessionId, params.messages);
         view = await this.views.get(params.sessionId);
       }
-      const assembled = assembleView(
+      const usable = this.usableBudget(budget, addition);
+      const assembled = await assembleWithDigest({
+        sessionId: params.sessionId,
         view,
-        params.messages,
-        this.usableBudget(budget, addition),
-        this.options.tokenCounter,
-      );
+        hostMessages: params.messages,
+        budget: usable,
+        counter: this.options.tokenCounter,
+        cache: this.digests,
+      });
+      const evidence = await this.evidenceFor(params, view, assembled, budget, usable);
       if (!assembled.liveFound && !this.unmatchedHistory.has(params.sessionId)) {
         this.unmatchedHistory.add(params.sessionId);
         this.options.logger.warn("lossless: the host's history holds none of the newest stored messages", {
           sessionId: params.sessionId,
         });
       }
+      this.noteAssembly(params.sessionId, view, assembled, usable, started, evidence?.tokens);
       return {
-        messages: assembled.messages,
-        estimatedTokens: assembled.tokens,
+        messages: evidence === undefined ? assembled.messages : [...assembled.messages, evidence.message],
+        estimatedTokens: assembled.tokens + (evidence?.tokens ?? 0),
         promptAuthority: "assembled",
         ...(addition.length === 0 ? {} : { systemPromptAddition: addition }),
       };
@@ -204,12 +311,93 @@ export class LosslessEngine implements ContextEngine {
     }
   }
 
-  /** recall_search, recall_read and recall_describe, bound to one session. */
-  tools(scope: { sessionId: string }): RecallTool[] {
+  /**
+   * Earlier messages matching the pending prompt, for the room the stable part leaves (see
+   * `recallShare`). The same prompt over the same view gets the same block, so the calls of one
+   * turn's tool loop send identical requests. A failure costs the block, never the assembly.
+   */
+  private async evidenceFor(
+    params: AssembleParams,
+    view: SessionView,
+    assembled: AssembledView,
+    budget: number,
+    usable: number,
+  ): Promise<RecalledEvidence | undefined> {
+    const query = params.prompt?.trim() ?? "";
+    const room = Math.min(
+      Math.floor(budget * this.options.recallShare),
+      this.options.recallMaxTokens,
+      usable - assembled.tokens,
+    );
+    if (query.length === 0 || room <= 0 || this.store === undefined) return undefined;
+    const key = `${view.version}\u0000${assembled.keptFrom}\u0000${room}\u0000${query}`;
+    const cached = this.evidence.get(params.sessionId);
+    if (cached?.key === key) return cached.evidence;
+    try {
+      const evidence = await recallEvidence({
+        store: this.store,
+        sessionId: params.sessionId,
+        query,
+        inContext: (seq) => view.hasRawFrom(seq, assembled.keptFrom),
+        roomTokens: room,
+        counter: this.options.tokenCounter,
+      });
+      this.evidence.set(params.sessionId, { key, evidence });
+      return evidence;
+    } catch (error) {
+      this.options.logger.warn("lossless: recalling evidence for the prompt failed", {
+        error: describeError(error),
+      });
+      return undefined;
+    }
+  }
+
+  /** Queues the assembly's flight-recorder record (in memory; written after the call). */
+  private noteAssembly(
+    sessionId: string,
+    view: SessionView,
+    assembled: AssembledView,
+    budgetTokens: number,
+    started: number,
+    evidenceTokens: number | undefined,
+  ): void {
+    this.recorder?.noteAssembly({
+      sessionId,
+      view,
+      assembledAt: this.options.now(),
+      durationMs: this.options.elapsed() - started,
+      budgetTokens,
+      tokens: assembled.tokens + (evidenceTokens ?? 0),
+      messageCount: assembled.messages.length + (evidenceTokens === undefined ? 0 : 1),
+      keptFrom: assembled.keptFrom,
+      clipped: assembled.clipped,
+    });
+  }
+
+  /**
+   * A `fork` child gets a grant on the parent's history (its rollback deletes it); other modes get
+   * nothing. Never throws: without a grant a fork still runs, so problems are logged instead.
+   */
+  async prepareSubagentSpawn(params: SubagentSpawnParams): Promise<SubagentSpawnPreparation | undefined> {
+    return this.subagents.prepare(params);
+  }
+
+  /** Ends the child's grant, whatever the reason. */
+  async onSubagentEnded(params: SubagentEndedParams): Promise<void> {
+    this.subagents.end(params);
+  }
+
+  /**
+   * recall_search, recall_read and recall_describe, bound to one session. With `sessionKey` (or,
+   * without one, by child session id) a forked subagent's tools also read its parent's history
+   * while its grant lasts.
+   */
+  tools(scope: { sessionId: string; sessionKey?: string }): RecallTool[] {
     return createRecallTools({
       sessionId: scope.sessionId,
       store: () => (this.disposed ? undefined : this.store),
       counter: this.options.tokenCounter,
+      parent: () => this.subagents.parentFor(scope),
     });
   }
 
@@ -217,7 +405,11 @@ export class LosslessEngine implements ContextEngine {
     if (this.disposed) return;
     this.disposed = true;
     this.views?.clear();
+    this.evidence.clear();
+    this.digests.clear();
+    await this.preparation?.stop();
     await Promise.allSettled([...this.compactions.values()]);
+    await this.recorder?.close();
     await this.store?.close();
   }
 
@@ -227,28 +419,66 @@ export class LosslessEngine implements ContextEngine {
     force: boolean,
     signal: AbortSignal | undefined,
     customInstructions?: string,
+    trigger: CompactionTrigger = force ? "force" : "compact",
   ): Promise<CompactViewOutcome> {
     const views = this.views as ViewCache;
     const view = await views.get(sessionId);
+    const recording = (this.recorder as FlightRecorder).beginPass(sessionId, trigger, view, target);
+    // The threshold compaction publishes what was prepared; it summarizes live only when that
+    // leaves the view above the threshold.
+    const liveLeavesAbove =
+      trigger === "maintain" ? Math.floor(target.targetTokens * this.options.compactionThreshold) : undefined;
+    try {
+      const outcome = await this.compactAndPublish(sessionId, view, target, {
+        force,
+        signal,
+        customInstructions,
+        liveLeavesAbove,
+      });
+      await recording.finish(outcome.outcome, outcome.viewVersion);
+      if (outcome.outcome.aborted !== undefined) throw outcome.outcome.aborted;
+      return outcome.outcome;
+    } catch (error) {
+      await recording.fail(error);
+      throw error;
+    }
+  }
+
+  /** One compaction worked out and written; the view version after it. */
+  private async compactAndPublish(
+    sessionId: string,
+    view: SessionView,
+    target: CompactionTarget,
+    how: {
+      force: boolean;
+      signal: AbortSignal | undefined;
+      customInstructions: string | undefined;
+      liveLeavesAbove: number | undefined;
+    },
+  ): Promise<{ outcome: CompactViewOutcome; viewVersion: number }> {
+    const views = this.views as ViewCache;
     const startVersion = view.version;
+    const { force, signal, customInstructions, liveLeavesAbove } = how;
     const outcome = await compactView(this.compaction, {
       sessionId,
       items: view.items,
       targetTokens: target.targetTokens,
       budgetTokens: target.budgetTokens,
       force,
-      ...(customInstructions === undefined ? {} : { customInstructions }),
+      // Prepared summaries were written without the `/compact` instructions: not used with them.
+      ...(customInstructions === undefined
+        ? { supply: await (this.preparation as SummaryPreparation).leafSupply(sessionId) }
+        : { customInstructions }),
       ...(signal === undefined ? {} : { signal }),
+      ...(liveLeavesAbove === undefined ? {} : { liveLeavesAbove }),
     });
-    if (outcome.write.edits.length > 0) {
-      const { viewVersion } = await (this.store as LosslessStore).applyCompaction(sessionId, outcome.write);
-      // An append that landed while summaries were written is missing from `outcome.items`.
-      if (viewVersion === startVersion + 1)
-        views.replace(sessionId, SessionView.fromItems(viewVersion, outcome.items));
-      else views.forget(sessionId);
-    }
-    if (outcome.aborted !== undefined) throw outcome.aborted;
-    return outcome;
+    if (outcome.write.edits.length === 0) return { outcome, viewVersion: startVersion };
+    const { viewVersion } = await (this.store as LosslessStore).applyCompaction(sessionId, outcome.write);
+    // An append that landed while summaries were written is missing from `outcome.items`.
+    if (viewVersion === startVersion + 1)
+      views.replace(sessionId, SessionView.fromItems(viewVersion, outcome.items));
+    else views.forget(sessionId);
+    return { outcome, viewVersion };
   }
 
   /** Stores messages not stored yet; returns how many were new. Logs and returns 0 on a store error. */

@@ -2,6 +2,8 @@
  * Settings of the lossless engine, their defaults, and their validation (a bad value throws
  * `InvalidOptionError` naming the option, before anything is opened).
  */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import {
   charEstimateTokenCounter,
   createExtractiveSummarizer,
@@ -38,6 +40,41 @@ export interface LosslessTuning {
   summarizerTimeoutMs: number;
   /** Budget assumed for a session before the host has named one (128,000). */
   defaultTokenBudget: number;
+  /**
+   * How long a forked subagent may read its parent's history (30 minutes); shorter when the
+   * host's spawn names a shorter `ttlMs`.
+   */
+  subagentGrantTtlMs: number;
+  /** Newest compaction-pass records kept per session by the flight recorder (1,000). */
+  compactionRecordsKept: number;
+  /** Newest assembly records kept per session (200); 0 records none. */
+  assemblyRecordsKept: number;
+  /** Recorder records older than this many days are deleted by upkeep (90); 0 keeps them by count only. */
+  recordRetentionDays: number;
+  /**
+   * Hours between two upkeep runs of background maintenance (24): record retention and freeing
+   * unused pages in small steps. 0 turns upkeep off (`clew lossless vacuum` still works).
+   */
+  upkeepIntervalHours: number;
+  /**
+   * Query-aware assembly: the most of the budget (default 0.5) that earlier messages matching the
+   * pending user turn may fill, after the stable part of the context and only in room it leaves.
+   * 0 turns it off.
+   */
+  recallShare: number;
+  /** The most tokens that block may take whatever the budget (4,000): it is never cached. */
+  recallMaxTokens: number;
+  /** Most summarizer calls in flight per engine, background preparation and compaction together (2). */
+  summarizerConcurrency: number;
+  /**
+   * Summarizer tokens (input and output, by the engine's counter) one session may spend on model
+   * calls in any rolling window of `summarySpendWindowHours` (2,000,000). Past it, summaries are
+   * written by the extractive summarizer and the tokens not spent are recorded as debt
+   * (`LosslessEngine.spendReport`). 0 never calls the model. The extractive summarizer spends nothing.
+   */
+  summarySpendTokensPerSession: number;
+  /** The rolling window of that budget, in hours (24). */
+  summarySpendWindowHours: number;
 }
 
 export interface LosslessEngineOptions extends Partial<LosslessTuning> {
@@ -48,6 +85,18 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
   logger?: Logger;
   /** Epoch milliseconds. Default `Date.now`. */
   now?: () => number;
+  /** Milliseconds from any fixed point, for durations in the flight recorder. Default `performance.now`. */
+  elapsed?: () => number;
+  /**
+   * Prepare leaf summaries in the background as chunks leave the fresh tail, so the threshold
+   * compaction publishes them without waiting for the summarizer (default true).
+   */
+  prepareSummaries?: boolean;
+  /**
+   * Names this engine in summary-job leases; must differ between processes sharing a database.
+   * Default: host name, process id and a random suffix.
+   */
+  workerId?: string;
 }
 
 export interface ResolvedOptions extends LosslessTuning {
@@ -55,6 +104,9 @@ export interface ResolvedOptions extends LosslessTuning {
   summarizer: Summarizer;
   logger: Logger;
   now: () => number;
+  elapsed: () => number;
+  prepareSummaries: boolean;
+  workerId: string;
 }
 
 export const DEFAULT_TUNING: Readonly<LosslessTuning> = {
@@ -68,6 +120,16 @@ export const DEFAULT_TUNING: Readonly<LosslessTuning> = {
   condenseFanIn: 8,
   summarizerTimeoutMs: 60_000,
   defaultTokenBudget: 128_000,
+  subagentGrantTtlMs: 30 * 60_000,
+  compactionRecordsKept: 1_000,
+  assemblyRecordsKept: 200,
+  recordRetentionDays: 90,
+  upkeepIntervalHours: 24,
+  recallShare: 0.5,
+  recallMaxTokens: 4_000,
+  summarizerConcurrency: 2,
+  summarySpendTokensPerSession: 2_000_000,
+  summarySpendWindowHours: 24,
 };
 
 type Check = (value: number) => boolean;
@@ -89,6 +151,16 @@ const CHECKS: Record<keyof LosslessTuning, [Check, string]> = {
   condenseFanIn: [atLeast(2), "an integer of at least 2"],
   summarizerTimeoutMs: [atLeast(1), "a positive integer"],
   defaultTokenBudget: [atLeast(1), "a positive integer"],
+  subagentGrantTtlMs: [atLeast(1), "a positive integer (milliseconds)"],
+  compactionRecordsKept: [atLeast(1), "a positive integer"],
+  assemblyRecordsKept: [atLeast(0), "an integer of at least 0"],
+  recordRetentionDays: [atLeast(0), "an integer of at least 0"],
+  upkeepIntervalHours: [atLeast(0), "an integer of at least 0"],
+  recallShare: [share, "a number from 0 up to (not including) 1"],
+  recallMaxTokens: [atLeast(0), "an integer of at least 0"],
+  summarizerConcurrency: [atLeast(1), "a positive integer"],
+  summarySpendTokensPerSession: [atLeast(0), "an integer of at least 0"],
+  summarySpendWindowHours: [atLeast(1), "a positive integer (hours)"],
 };
 
 /** Defaults filled in. @throws InvalidOptionError naming the first bad option. */
@@ -103,11 +175,21 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     }
     tuning[key] = value;
   }
+  if (options.prepareSummaries !== undefined && typeof options.prepareSummaries !== "boolean")
+    throw new InvalidOptionError("lossless.prepareSummaries", options.prepareSummaries, "true or false");
+  if (
+    options.workerId !== undefined &&
+    (typeof options.workerId !== "string" || options.workerId.length === 0)
+  )
+    throw new InvalidOptionError("lossless.workerId", options.workerId, "a non-empty string");
   return {
     ...tuning,
     tokenCounter: options.tokenCounter ?? charEstimateTokenCounter,
     summarizer: options.summarizer ?? createExtractiveSummarizer(),
     logger: options.logger ?? silentLogger,
     now: options.now ?? Date.now,
+    elapsed: options.elapsed ?? (() => performance.now()),
+    prepareSummaries: options.prepareSummaries ?? true,
+    workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
   };
 }

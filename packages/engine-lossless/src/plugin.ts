@@ -1,12 +1,47 @@
 /**
  * The lossless engine as a plugin (Clew or OpenClaw): `register(api)` registers the engine under
- * the plugin's id, so installing the plugin selects it. Its database is `<agentDir>/lossless.db`.
+ * the plugin's id, so installing the plugin selects it, and a tool factory that gives every run
+ * the recall tools of the engine serving its agent, bound to the run's session. Its database is
+ * `<agentDir>/lossless.db`.
  */
-import type { PluginApi } from "@clew/plugin-sdk";
+import { resolve } from "node:path";
+import type { PluginApi, PluginToolContext } from "@clew/plugin-sdk";
 import { createLosslessEngineFactory } from "./create-lossless-engine.js";
+import { LosslessEngine } from "./lossless-engine.js";
+import { RECALL_TOOL_NAMES } from "./recall-policy.js";
+import type { RecallTool } from "./tools/recall-tools.js";
 
 export const LOSSLESS_PLUGIN_ID = "lossless";
 
 export default function register(api: PluginApi): void {
-  api.registerContextEngine(LOSSLESS_PLUGIN_ID, createLosslessEngineFactory({ logger: api.logger }));
+  // The engine factory runs once per agent (per host resolution); the newest engine per agent
+  // folder is the one serving that agent's runs.
+  const engines = new Map<string, LosslessEngine>();
+  const createEngine = createLosslessEngineFactory({ logger: api.logger });
+  api.registerContextEngine(LOSSLESS_PLUGIN_ID, async (context) => {
+    const engine = await createEngine(context);
+    if (context.agentDir !== undefined && engine instanceof LosslessEngine)
+      engines.set(resolve(context.agentDir), engine);
+    return engine;
+  });
+  api.registerTool((context) => recallToolsFor(engines, context), { names: [...RECALL_TOOL_NAMES] });
+}
+
+/**
+ * The recall tools for one run, or none when the run is served by another engine (Clew names it in
+ * `contextEngineId`; a fallback or quarantine names `legacy`), when no lossless engine was made for
+ * the run's agent, or when the run names no agent folder or session.
+ */
+export function recallToolsFor(
+  engines: ReadonlyMap<string, LosslessEngine>,
+  context: PluginToolContext,
+): RecallTool[] | undefined {
+  if (context.contextEngineId !== undefined && context.contextEngineId !== LOSSLESS_PLUGIN_ID)
+    return undefined;
+  if (context.agentDir === undefined || context.sessionId === undefined) return undefined;
+  const engine = engines.get(resolve(context.agentDir));
+  return engine?.tools({
+    sessionId: context.sessionId,
+    ...(context.sessionKey === undefined ? {} : { sessionKey: context.sessionKey }),
+  });
 }

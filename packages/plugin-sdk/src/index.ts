@@ -86,4 +86,13 @@ export {
   runWithMemoryPromptContext,
   unregisterMemoryPromptSection,
 } from "./memory.js";
-export type { PluginApi, PluginCommand, PluginCommandContext, PluginRegister } from "./plugin-api.js";
+export type {
+  PluginApi,
+  PluginCommand,
+  PluginCommandContext,
+  PluginRegister,
+  PluginTool,
+  PluginToolContext,
+  PluginToolFactory,
+  PluginToolOptions,
+} from "./plugin-api.js";

@@ -8,16 +8,27 @@ import {
   type LogFields,
   type Logger,
 } from "@clew/core";
-import type { PluginApi, PluginCommand } from "@clew/plugin-sdk";
+import type {
+  PluginApi,
+  PluginCommand,
+  PluginTool,
+  PluginToolFactory,
+  PluginToolOptions,
+} from "@clew/plugin-sdk";
 import type { PluginManifest } from "./manifest.js";
 
-export type PluginTool = Parameters<PluginApi["registerTool"]>[0];
+export type { PluginTool };
 
 type SinkResult = { ok: true } | { ok: false; existingOwner: string };
 
-/** Where plugin tools go; the agent's `ToolRegistry` fits. */
+/**
+ * Where plugin tools go; the agent's `ToolRegistry` fits. A sink without `registerFactory` takes
+ * no tool factories: registering one is refused with a diagnostic.
+ */
 export interface PluginToolSink {
   register(tool: PluginTool, owner: string): SinkResult;
+  /** Keeps a factory the agent calls per run; owners may hold several. */
+  registerFactory?(factory: PluginToolFactory, owner: string): void;
   unregisterOwner?(owner: string): void;
 }
 
@@ -68,7 +79,9 @@ export function pluginStateDir(home: string, pluginId: string): string {
  * Engines register under owner `plugin:<id>` with `allowSameOwnerRefresh` (reloads replace them);
  * `legacy` is refused with the diagnostic `context engine id reserved by core: legacy`, and an id
  * another owner holds with `context engine already registered: <id> (<owner>)`. Refusals are
- * logged and recorded, never thrown, so one bad call does not fail the plugin.
+ * logged and recorded, never thrown, so one bad call does not fail the plugin. A tool factory
+ * goes to the sink's `registerFactory` under the same owner (refused when the sink has none), and
+ * the names it declares (`options.name`, `options.names`) are recorded in `toolNames`.
  * `revoke()` turns every later call into a refused no-op (used once a plugin failed to load).
  */
 export function createPluginApi(options: CreatePluginApiOptions): {
@@ -111,6 +124,19 @@ export function createPluginApi(options: CreatePluginApiOptions): {
     addOnce(registrations.contextEngineIds, id);
     return undefined;
   };
+  const registerFactory = (
+    factory: PluginToolFactory,
+    toolOptions?: PluginToolOptions,
+  ): string | undefined => {
+    const sink = options.tools;
+    if (sink !== undefined && sink.registerFactory === undefined)
+      return "registerTool: this host takes no tool factories";
+    sink?.registerFactory?.(factory, owner);
+    const declared = [toolOptions?.name, ...(toolOptions?.names ?? [])];
+    for (const name of declared)
+      if (typeof name === "string" && name.length > 0) addOnce(registrations.toolNames, name);
+    return undefined;
+  };
   const registerTool = (tool: PluginTool): string | undefined => {
     if (typeof tool?.name !== "string" || tool.name.length === 0)
       return "registerTool needs a tool with a name";
@@ -141,8 +167,9 @@ export function createPluginApi(options: CreatePluginApiOptions): {
     registerContextEngine(id: string, factory: ContextEngineFactory): void {
       if (usable(`registerContextEngine("${id}")`)) report(registerEngine(id, factory));
     },
-    registerTool(tool: PluginTool): void {
-      if (usable("registerTool")) report(registerTool(tool));
+    registerTool(tool: PluginTool | PluginToolFactory, toolOptions?: PluginToolOptions): void {
+      if (!usable("registerTool")) return;
+      report(typeof tool === "function" ? registerFactory(tool, toolOptions) : registerTool(tool));
     },
     registerCommand(command: PluginCommand): void {
       if (usable("registerCommand")) report(registerCommand(command));

@@ -30,10 +30,19 @@ import {
   TranscriptHostSession,
   type UserMessage,
 } from "@clew/core";
+import {
+  type BenchEngineStats,
+  type BenchEngineStatsHook,
+  EngineStatsUnavailableError,
+} from "../../../engine-stats.js";
 import { benchEngine } from "../../../engines.js";
 import type { RecallAdapter } from "../../../recall-adapter.js";
 import type { ReplayTurn } from "../../../workloads/replay-turn.js";
+import { type NotApplicable, notApplicable } from "../metrics/figure.js";
 import type { FreshTail } from "../metrics/structural-validity.js";
+
+/** The n/a reason of store figures for engines without the stats hook. */
+export const NO_ENGINE_STORE = "no engine store";
 
 export const QUALITY_SYSTEM_PROMPT = "You are a helpful assistant. Answer from the conversation so far.";
 
@@ -62,6 +71,11 @@ export interface ReplayOutcome {
   turnMs: number[];
   /** Turns that failed (a context overflow the host could not resolve), with the reason. */
   failures: string[];
+}
+
+export interface ReplayHooks {
+  /** Runs before each turn, outside its timing (for figures read between turns). */
+  beforeTurn?(turn: number): Promise<void>;
 }
 
 export interface EngineSessionOptions {
@@ -96,9 +110,51 @@ export class EngineSession {
     private session: TranscriptHostSession,
     private readonly progress: SessionProgress,
     recall: RecallAdapter | undefined,
+    private readonly statsHook: BenchEngineStatsHook | undefined,
+    /** See `BenchEngineSetup.requestOnly`. */
+    readonly requestOnly: ((message: AgentMessage) => boolean) | undefined,
   ) {
     this.budget = options.budget;
     this.recall = recall;
+  }
+
+  /** The host's transcript home of this session. */
+  get transcriptDir(): string {
+    return join(this.options.root, "home");
+  }
+
+  /** The folder of the engine's own state (what `stateDir` gave its setup). */
+  get stateDir(): string {
+    return join(this.options.root, "engine-state");
+  }
+
+  /** Whether the engine reports a store through the stats seam (M11, M12 read it). */
+  get reportsStore(): boolean {
+    return this.statsHook !== undefined;
+  }
+
+  /**
+   * Whether the engine keeps messages of its own, apart from the transcript: it reports a store, or
+   * its recall tools list what they hold. Only such an engine has something to bootstrap (M10).
+   */
+  get keepsStore(): boolean {
+    return this.statsHook !== undefined || this.recall?.list !== undefined;
+  }
+
+  /**
+   * The engine's stats once background maintenance is idle, `n/a (no engine store)` for an
+   * engine without the hook, or `n/a (reason)` when the engine could not report. Other errors
+   * of the hook propagate.
+   */
+  async engineStats(): Promise<BenchEngineStats | NotApplicable> {
+    if (this.statsHook === undefined) return notApplicable(NO_ENGINE_STORE);
+    await this.settle();
+    try {
+      return await this.statsHook(this.options.sessionId);
+    } catch (error) {
+      if (error instanceof EngineStatsUnavailableError) return notApplicable(error.reason);
+      throw error;
+    }
   }
 
   /** Compactions that reduced context, in order. */
@@ -148,7 +204,7 @@ export class EngineSession {
       sessionId: options.sessionId,
     });
     const recall = setup.tools?.recall?.({ sessionId: options.sessionId });
-    return new EngineSession(options, host, store, session, progress, recall);
+    return new EngineSession(options, host, store, session, progress, recall, setup.stats, setup.requestOnly);
   }
 
   get sessionFile(): string {
@@ -162,17 +218,21 @@ export class EngineSession {
 
   /**
    * Replays `turns` through the host, the recorded steps standing in for the model. Every model
-   * request goes to `onRequest`. A turn that fails is recorded and the replay goes on.
+   * request goes to `onRequest`. A turn that fails is recorded and the replay goes on. Each turn
+   * starts once the previous one's background maintenance has finished (`settle`).
    */
   async replay(
     turns: readonly ReplayTurn[],
     onRequest: (record: RequestRecord, turn: number) => void,
+    hooks: ReplayHooks = {},
   ): Promise<ReplayOutcome> {
     const outcome: ReplayOutcome = { turnMs: [], failures: [] };
     this.progress.phase = "replay";
     for (const turn of turns) {
       this.progress.turn += 1;
       const turnNumber = this.progress.turn;
+      await this.settle();
+      await hooks.beforeTurn?.(turnNumber);
       let step = 0;
       const callModel: ModelStepFunction = async (request) => {
         const tail = { prompt: turn.prompt, unfinished: turn.steps[step - 1] ?? [] };
@@ -205,6 +265,7 @@ export class EngineSession {
    * engine or host would), or the reason no request was made. The session is left as it was.
    */
   async ask(question: UserMessage): Promise<RequestRecord | { failed: string }> {
+    await this.settle();
     await this.checkpoint();
     const controller = new AbortController();
     const asked = Object.assign(new Error("question recorded"), { name: "AbortError" });
@@ -240,6 +301,7 @@ export class EngineSession {
 
   /** A compaction through the engine toward `tokenBudget` (`/compact` with a budget). */
   async compact(tokenBudget: number): Promise<CompactResult> {
+    await this.settle();
     const outcome = await this.host.compactSession(this.session, {
       trigger: "manual",
       compactionTarget: "budget",
@@ -278,6 +340,16 @@ export class EngineSession {
       await this.host.dispose();
       await rm(this.snapshotPath(), { force: true });
     }
+  }
+
+  /**
+   * Waits for the host's background maintenance (engines with `turnMaintenanceMode: "background"`
+   * compact there). Turns are paced as a person paces them: the previous turn's maintenance has
+   * finished before the next turn, a question or a compaction starts. Without this wait the
+   * figures would depend on how a pass interleaves with the next turn's file I/O.
+   */
+  private async settle(): Promise<void> {
+    await this.host.maintenance.whenIdle();
   }
 
   private model(): HostModel {

@@ -13,6 +13,13 @@ export interface PrefixStabilityReport {
   pairs: number;
   stable: number;
   stableShare: number;
+  /**
+   * The same without the messages the engine sends for one request only (query-aware evidence
+   * after the stable prefix): whether the part a provider can cache stayed a prefix. Equal to
+   * `stableShare` for engines that add none.
+   */
+  cacheableStable: number;
+  cacheableStableShare: number;
   compactionEvents: number;
   /** Tokens of common prefix kept across each compaction event, averaged. */
   prefixTokensKeptMean: number;
@@ -37,16 +44,26 @@ export class PrefixStabilityTracker {
   private previous: readonly AgentMessage[] | undefined;
   private pairs = 0;
   private stable = 0;
+  private cacheableStable = 0;
+  private previousCacheable: readonly AgentMessage[] | undefined;
   private readonly keptAfterCompaction: number[] = [];
   private readonly keys = new WeakMap<object, string>();
 
-  constructor(private readonly counter: TokenCounter) {}
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly requestOnly?: (message: AgentMessage) => boolean,
+  ) {}
 
   /** `compactedSincePrevious`: a compaction ran between the previous request and this one. */
   observe(request: readonly AgentMessage[], compactedSincePrevious: boolean): void {
     const previous = this.previous;
+    const previousCacheable = this.previousCacheable;
     this.previous = request;
-    if (previous === undefined) return;
+    const requestOnly = this.requestOnly;
+    const cacheable =
+      requestOnly === undefined ? request : request.filter((message) => !requestOnly(message));
+    this.previousCacheable = cacheable;
+    if (previous === undefined || previousCacheable === undefined) return;
     const common = commonPrefixLength(previous, request, (message) => this.key(message));
     if (compactedSincePrevious) {
       let tokens = 0;
@@ -56,6 +73,9 @@ export class PrefixStabilityTracker {
     }
     this.pairs += 1;
     if (common === previous.length) this.stable += 1;
+    const key = (message: AgentMessage) => this.key(message);
+    if (commonPrefixLength(previousCacheable, cacheable, key) === previousCacheable.length)
+      this.cacheableStable += 1;
   }
 
   result(): PrefixStabilityReport {
@@ -63,6 +83,8 @@ export class PrefixStabilityTracker {
       pairs: this.pairs,
       stable: this.stable,
       stableShare: share(this.stable, this.pairs),
+      cacheableStable: this.cacheableStable,
+      cacheableStableShare: share(this.cacheableStable, this.pairs),
       compactionEvents: this.keptAfterCompaction.length,
       prefixTokensKeptMean: mean(this.keptAfterCompaction),
     };

@@ -4,7 +4,6 @@
  * then every question at B). Feeds M1, M2, M8, M10 (turn loop), M11 and M12, and every request to
  * M6 and M7.
  */
-import { join } from "node:path";
 import { countMessagesTokens, type UserMessage } from "@clew/core";
 import { type LatencySummary, summarizeLatencies } from "../../../metrics/percentiles.js";
 import {
@@ -14,17 +13,28 @@ import {
   generateConversation,
 } from "../../../workloads/locomo/generate-conversation.js";
 import { messagesOfTurns } from "../../../workloads/replay-turn.js";
-import type { EngineSession } from "../harness/engine-session.js";
+import type { EngineSession, ReplayHooks } from "../harness/engine-session.js";
 import { messageText } from "../harness/message-text.js";
 import { Provenance } from "../harness/provenance.js";
-import { type CompactionReport, summarizeCompactions } from "../metrics/compaction-stats.js";
+import {
+  type CompactionReport,
+  summarizeCompactions,
+  summarizeEngineCompactions,
+} from "../metrics/compaction-stats.js";
+import {
+  type DiskUsage,
+  diskUsageOf,
+  measureClosedStore,
+  measureOpenDisk,
+  type OpenDiskUsage,
+} from "../metrics/disk-usage.js";
 import {
   type EvidenceCheck,
   type EvidenceRecallReport,
   findEvidence,
   summarizeEvidence,
 } from "../metrics/evidence-recall.js";
-import { type Figure, notApplicable, share } from "../metrics/figure.js";
+import { type Figure, isNotApplicable, notApplicable } from "../metrics/figure.js";
 import { type PrefixStabilityReport, PrefixStabilityTracker } from "../metrics/prefix-stability.js";
 import {
   type RankingScore,
@@ -35,26 +45,14 @@ import {
 } from "../metrics/recall-ranking.js";
 import { type QualityPreset, summaryCap } from "../presets.js";
 import {
-  directoryBytes,
   openSession,
   type QualityRun,
-  rawJsonlBytes,
   recordFailedAsk,
   recordRequest,
   replayDemand,
   tokensBeforeTurns,
   UNBOUNDED_BUDGET,
 } from "./quality-run.js";
-
-export interface DiskUsage {
-  messages: number;
-  bytes: number;
-  bytesPerMessage: number;
-  /** Store bytes over the messages' own JSONL bytes. */
-  diskToRaw: number;
-  /** Bytes of compaction summaries in the transcript. */
-  summaryBytes: number;
-}
 
 export interface ConversationReport {
   turns: number;
@@ -91,7 +89,7 @@ export async function runConversationScenario(
     summaryTokens: 1_024,
   });
   let turnLatency: LatencySummary;
-  let diskAfterIngest: DiskUsage;
+  let openAfterIngest: OpenDiskUsage;
   let recallBeforeCompaction: RecallRankingReport | Figure;
   try {
     const outcome = await unlimited.session.replay(turns, (record, turn) =>
@@ -104,7 +102,7 @@ export async function runConversationScenario(
     );
     replayFailures.push(...outcome.failures.map((failure) => `conversation-all: ${failure}`));
     turnLatency = summarizeLatencies(outcome.turnMs);
-    diskAfterIngest = await diskUsage(run, "conversation-all", unlimited.session);
+    openAfterIngest = await measureOpenDisk(unlimited.session);
     recallBeforeCompaction = await rankQuestions(
       unlimited.session,
       conversation,
@@ -114,12 +112,14 @@ export async function runConversationScenario(
   } finally {
     await unlimited.session.close();
   }
+  const diskAfterIngest = diskUsageOf(openAfterIngest, await measureClosedStore(unlimited.session));
 
   const checks: EvidenceCheck[] = [];
   let stability: PrefixStabilityReport | undefined;
   let compaction: CompactionReport | undefined;
   let recallAfterCompaction: RecallRankingReport | Figure = notApplicable("no budgeted run");
   let diskAfterCompaction: DiskUsage | undefined;
+  let openAfterCompaction: OpenDiskUsage | undefined;
   for (const budget of preset.budgets) {
     run.log(`conversation at ${budget} tokens`);
     const name = `conversation-${budget}`;
@@ -130,34 +130,47 @@ export async function runConversationScenario(
       summaryTokens: summaryCap(budget),
     });
     try {
-      const tracker = new PrefixStabilityTracker(run.counter);
+      const tracker = new PrefixStabilityTracker(run.counter, session.requestOnly);
       let compactionsSeen = 0;
-      const outcome = await session.replay(turns, (record, turn) => {
-        recordRequest(
-          run,
-          name,
-          record,
-          replayDemand(before, turns, { turn, step: record.step }, run.counter),
-        );
-        if (record.step !== 0) return;
-        const replayCompactions = session.compactions.filter((item) => item.phase === "replay").length;
-        tracker.observe(record.messages, replayCompactions > compactionsSeen);
-        compactionsSeen = replayCompactions;
-      });
+      const enginePasses = new EnginePassCounter(session);
+      const outcome = await session.replay(
+        turns,
+        (record, turn) => {
+          recordRequest(
+            run,
+            name,
+            record,
+            replayDemand(before, turns, { turn, step: record.step }, run.counter),
+          );
+          if (record.step !== 0) return;
+          const replayCompactions = session.compactions.filter((item) => item.phase === "replay").length;
+          const compacted = replayCompactions > compactionsSeen || enginePasses.takeNew();
+          tracker.observe(record.messages, compacted);
+          compactionsSeen = replayCompactions;
+        },
+        enginePasses.hooks,
+      );
       replayFailures.push(...outcome.failures.map((failure) => `${name}: ${failure}`));
       if (budget === preset.stabilityBudget) {
         stability = tracker.result();
-        const replayed = session.compactions.filter((item) => item.phase === "replay");
-        compaction = summarizeCompactions(replayed, tokens, { ...summarizer.stats });
+        compaction = session.reportsStore
+          ? summarizeEngineCompactions(await session.engineStats(), tokens)
+          : summarizeCompactions(
+              session.compactions.filter((item) => item.phase === "replay"),
+              tokens,
+              { ...summarizer.stats },
+            );
       }
       checks.push(...(await askQuestions(run, { session, conversation, provenance, label: name, tokens })));
       if (budget === preset.budgets[0]) {
         recallAfterCompaction = await rankQuestions(session, conversation, provenance, preset.recallKs);
-        diskAfterCompaction = await diskUsage(run, name, session);
+        openAfterCompaction = await measureOpenDisk(session);
       }
     } finally {
       await session.close();
     }
+    if (openAfterCompaction !== undefined && diskAfterCompaction === undefined)
+      diskAfterCompaction = diskUsageOf(openAfterCompaction, await measureClosedStore(session));
   }
   if (stability === undefined || compaction === undefined || diskAfterCompaction === undefined)
     throw new Error(
@@ -238,16 +251,31 @@ async function rankQuestions(
   return summarizeRanking(scores, ks);
 }
 
-async function diskUsage(run: QualityRun, name: string, session: EngineSession): Promise<DiskUsage> {
-  const { messages, summaryBytes } = await session.storedMessages();
-  const bytes =
-    (await directoryBytes(join(run.root, name, "home"))) +
-    (await directoryBytes(join(run.root, name, "engine-state")));
-  return {
-    messages: messages.length,
-    bytes,
-    bytesPerMessage: share(bytes, messages.length),
-    diskToRaw: share(bytes, rawJsonlBytes(messages)),
-    summaryBytes,
-  };
+/**
+ * Compaction passes an engine with a store ran where the host cannot see them (background
+ * maintenance between turns), read before each turn, so M8 does not count a turn after such a
+ * pass as a broken prefix. Does nothing for engines without the stats hook.
+ */
+class EnginePassCounter {
+  readonly hooks: ReplayHooks;
+  private passes = 0;
+  private seen = 0;
+
+  constructor(session: EngineSession) {
+    this.hooks = session.reportsStore
+      ? {
+          beforeTurn: async () => {
+            const stats = await session.engineStats();
+            if (!isNotApplicable(stats)) this.passes = stats.compaction.passes;
+          },
+        }
+      : {};
+  }
+
+  /** Whether passes ran since the previous call. */
+  takeNew(): boolean {
+    const ran = this.passes > this.seen;
+    this.seen = this.passes;
+    return ran;
+  }
 }

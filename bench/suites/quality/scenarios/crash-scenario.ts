@@ -4,7 +4,9 @@
  * appended to the transcript (the lock of the dead process is taken over), so the JSONL is full;
  * a new host opens the session and the engine bootstraps from it. The engine's store (its recall
  * store, or the transcript for engines without one) must then hold the same messages, in the same
- * order, as the clean run's, with no duplicates. The bootstrap is also timed (M10, bulk ingest).
+ * order, as the clean run's, with no duplicates; an engine that reports a store (`engine-stats.ts`)
+ * must also count as many messages as after the clean run. The bootstrap is also timed (M10, bulk
+ * ingest) for engines that keep a store of their own: for the others it has nothing to fill.
  */
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
@@ -13,8 +15,9 @@ import { type AgentMessage, JsonlTranscriptStore } from "@clew/core";
 import { messageHash } from "../../../metrics/message-hash.js";
 import { generateAgentSession } from "../../../workloads/agent/generate-agent-session.js";
 import { messagesOfTurns, type ReplayTurn } from "../../../workloads/replay-turn.js";
+import type { EngineSession } from "../harness/engine-session.js";
 import { Provenance } from "../harness/provenance.js";
-import { type Figure, notApplicable } from "../metrics/figure.js";
+import { type Figure, isNotApplicable, notApplicable } from "../metrics/figure.js";
 import type { QualityPreset } from "../presets.js";
 import { openSession, type QualityRun, storedMessages, UNBOUNDED_BUDGET } from "./quality-run.js";
 
@@ -32,6 +35,8 @@ export interface CrashReport {
   mismatched: number;
   /** Messages stored more than once after the restart. */
   duplicates: number;
+  /** Messages the engine's stats count after each run; n/a for engines without a store. */
+  storeCounts: { clean: number; restarted: number } | Figure;
   /** The engine's bootstrap over the full transcript. */
   bootstrap: { messagesPerSecond: Figure; megabytesPerSecond: Figure };
 }
@@ -66,19 +71,21 @@ export async function runCrashScenario(run: QualityRun, preset: QualityPreset): 
     await session.bootstrap();
     const seconds = (performance.now() - started) / 1000;
     const restarted = await storedMessages(session);
-    const comparison = compareSequences(clean, restarted.messages.map(messageHash));
+    const comparison = compareSequences(clean.hashes, restarted.messages.map(messageHash));
+    const storeCounts = countsOf(clean.storeCount, await storeCount(session));
     return {
       source: restarted.source,
-      cleanMessages: clean.length,
+      cleanMessages: clean.hashes.length,
       restartedMessages: restarted.messages.length,
-      ...comparison,
-      bootstrap: bootstrapRates(
-        run.engine,
-        restarted.source,
-        restarted.messages.length,
-        transcriptBytes,
-        seconds,
-      ),
+      // A store the recall tools list was compared message by message; one they cannot list
+      // is compared by its count, beside the transcript.
+      mismatched:
+        comparison.mismatched + (restarted.source === "transcript" ? countMismatch(storeCounts) : 0),
+      duplicates: comparison.duplicates,
+      storeCounts,
+      bootstrap: session.keepsStore
+        ? bootstrapRates(restarted.messages.length, transcriptBytes, seconds)
+        : noBootstrap(),
     };
   } finally {
     await session.close();
@@ -89,13 +96,14 @@ async function cleanRun(
   run: QualityRun,
   turns: readonly ReplayTurn[],
   provenance: Provenance,
-): Promise<string[]> {
+): Promise<{ hashes: string[]; storeCount: Figure }> {
   const cleanRoot = { ...run, root: join(run.root, "clean") };
   const { session } = await openSession(cleanRoot, crashSessionInput(provenance));
   try {
     const outcome = await session.replay(turns, () => {});
     if (outcome.failures.length > 0) throw new Error(`clean run failed: ${outcome.failures.join("; ")}`);
-    return (await storedMessages(session)).messages.map(messageHash);
+    const hashes = (await storedMessages(session)).messages.map(messageHash);
+    return { hashes, storeCount: await storeCount(session) };
   } finally {
     await session.close();
   }
@@ -171,16 +179,29 @@ export function compareSequences(
   return { mismatched, duplicates: restarted.length - new Set(restarted).size };
 }
 
-function bootstrapRates(
-  engine: string,
-  source: "recall store" | "transcript",
-  messages: number,
-  bytes: number,
-  seconds: number,
-): CrashReport["bootstrap"] {
-  if (source === "transcript") {
-    const reason = notApplicable(`no bootstrap: ${engine} keeps no store of its own`);
-    return { messagesPerSecond: reason, megabytesPerSecond: reason };
-  }
+/** Messages in the engine's store by its own stats, or why there is no such count. */
+async function storeCount(session: EngineSession): Promise<Figure> {
+  const stats = await session.engineStats();
+  return isNotApplicable(stats) ? stats : stats.messagesStored;
+}
+
+function countsOf(clean: Figure, restarted: Figure): CrashReport["storeCounts"] {
+  if (typeof clean !== "number") return clean;
+  if (typeof restarted !== "number") return restarted;
+  return { clean, restarted };
+}
+
+/** How far the stats' counts of the two runs differ (0 without counts). */
+function countMismatch(counts: CrashReport["storeCounts"]): number {
+  if (typeof counts === "number" || isNotApplicable(counts)) return 0;
+  return Math.abs(counts.clean - counts.restarted);
+}
+
+function bootstrapRates(messages: number, bytes: number, seconds: number): CrashReport["bootstrap"] {
   return { messagesPerSecond: messages / seconds, megabytesPerSecond: bytes / 1_000_000 / seconds };
+}
+
+function noBootstrap(): CrashReport["bootstrap"] {
+  const reason = notApplicable("no store of its own to bootstrap");
+  return { messagesPerSecond: reason, megabytesPerSecond: reason };
 }

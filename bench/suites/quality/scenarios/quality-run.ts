@@ -2,8 +2,6 @@
  * What the scenarios of one quality cell share: the engine, a temporary root, the exact counter,
  * and the tallies every model request feeds (budget compliance M6, structure M7).
  */
-import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentMessage, countMessagesTokens, type FsyncPolicy, type TokenCounter } from "@clew/core";
 import type { ReplayTurn } from "../../../workloads/replay-turn.js";
@@ -122,26 +120,4 @@ export async function storedMessages(
     return { source: "recall store", messages };
   }
   return { source: "transcript", messages: (await session.storedMessages()).messages };
-}
-
-/** Bytes of every file under `path` (0 when it does not exist). */
-export async function directoryBytes(path: string): Promise<number> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  let total = 0;
-  for (const entry of entries) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) total += await directoryBytes(child);
-    else if (entry.isFile()) total += (await stat(child)).size;
-  }
-  return total;
-}
-
-/** Bytes of the messages as JSONL lines: the raw size the store is compared with. */
-export function rawJsonlBytes(messages: readonly AgentMessage[]): number {
-  return messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message), "utf8") + 1, 0);
 }

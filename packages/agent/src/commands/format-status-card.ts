@@ -1,4 +1,10 @@
-import { type ContextEngineStatus, type ContextPruningMode, formatContextEngineStatusLine } from "@clew/core";
+import {
+  type ContextEngineStatus,
+  type ContextEngineStatusSection,
+  type ContextPruningMode,
+  formatContextEngineStatusLine,
+} from "@clew/core";
+import { formatEngineSection } from "./format-engine-section.js";
 import {
   formatCompactTokens,
   formatContextUsage,
@@ -32,6 +38,8 @@ export interface StatusCardData {
   };
   /** The context engine in use, from `describeContextEngineStatus`; no line when absent. */
   engine?: ContextEngineStatus;
+  /** The engine's own section (`describeStatus`), shown under the engine line; none when absent. */
+  engineSection?: ContextEngineStatusSection;
   /** Session pruning; no line when absent. */
   pruning?: { mode: ContextPruningMode; ttlMs?: number };
   session: {
@@ -65,6 +73,7 @@ export function formatStatusCard(data: StatusCardData): string {
     cacheLine(data.usage),
     `📚 Context: ${formatContextUsage(data.context.used, data.context.window)} · 🧹 Compactions: ${data.context.compactions}`,
     data.engine === undefined ? undefined : engineLine(data.engine),
+    data.engineSection === undefined ? undefined : formatEngineSection(data.engineSection),
     data.pruning === undefined ? undefined : pruningLine(data.pruning),
     sessionLine(data.session, data.now),
     runtimeLine(data.runtime),

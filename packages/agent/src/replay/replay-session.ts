@@ -4,6 +4,7 @@ import {
   type ClewConfig,
   ContextEngineHost,
   type ContextEngineRegistry,
+  type ContextEngineStatusSection,
   countMessagesTokens,
   createRuntimeCompaction,
   JsonlTranscriptStore,
@@ -42,6 +43,11 @@ export interface ReplayResult {
   /** The messages of that call, pending turn messages included. */
   lastRequestMessages: AgentMessage[];
   engineId: string;
+  /**
+   * The engine's own account of the session at the end (`describeStatus`), e.g. the compaction
+   * passes of an engine that compacts in its background maintenance, which the host never sees.
+   */
+  engineStatus?: ContextEngineStatusSection;
 }
 
 export interface ReplayOptions {
@@ -142,11 +148,26 @@ export async function replaySession(options: ReplayOptions): Promise<ReplayResul
       result.engineId = outcome.engineId;
       options.onTurn?.(progress, compactions);
     }
+    const status = await engineStatusOf(host, current.sessionId);
+    if (status !== undefined) result.engineStatus = status;
   } finally {
     await current.close();
     await host.dispose();
   }
   return result;
+}
+
+/** The engine's status section after the replay; undefined when it has none or fails. */
+async function engineStatusOf(
+  host: ContextEngineHost,
+  sessionId: string,
+): Promise<ContextEngineStatusSection | undefined> {
+  try {
+    const { engine } = await host.engine();
+    return await engine.describeStatus?.({ sessionId });
+  } catch {
+    return undefined;
+  }
 }
 
 function keepRecent(options: ReplayOptions): { keepRecentTokens?: number } {

@@ -25,6 +25,7 @@ import type { TurnEventListener } from "../runner/events.js";
 import { threadHostDescriptor } from "../threads/thread-host-descriptor.js";
 import { registerBuiltinTools } from "../tools/builtin-tools.js";
 import { ToolRegistry } from "../tools/tool.js";
+import { SessionToolFactories } from "./session-tools.js";
 
 export interface AgentRuntimeOptions {
   agentId: string;
@@ -50,6 +51,8 @@ export class AgentRuntime {
   readonly agentId: string;
   readonly host: ContextEngineHost;
   readonly tools: ToolRegistry;
+  /** Plugin tool factories, called per run for the session (`toolsForSession`). */
+  readonly toolFactories: SessionToolFactories;
   readonly index: SessionIndex;
   readonly workspaceDir: string;
   private readonly listeners = new Map<string, TurnEventListener>();
@@ -60,6 +63,7 @@ export class AgentRuntime {
     mkdirSync(this.workspaceDir, { recursive: true });
     this.tools = new ToolRegistry();
     for (const tool of options.extraTools?.list() ?? []) this.tools.register(tool, "plugin");
+    this.toolFactories = new SessionToolFactories(options.extraTools?.factories() ?? [], options.logger);
     registerBuiltinTools(this.tools, { workspaceDir: this.workspaceDir });
     if (memoryCoreActive(options.config)) {
       // The default memory plugin: notes in the agent's own workspace, its tools and prompt lines.

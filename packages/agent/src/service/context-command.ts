@@ -7,6 +7,7 @@ import {
   type SessionIndexEntry,
 } from "@clew/core";
 import type { ContextMode } from "../commands/chat-input.js";
+import { formatEngineSection } from "../commands/format-engine-section.js";
 import { contextMapData } from "../context-report/context-map-data.js";
 import { formatContextDetail } from "../context-report/format-context-detail.js";
 import { formatContextHelp } from "../context-report/format-context-help.js";
@@ -17,7 +18,9 @@ import {
   contextMapUnavailableText,
   writeContextMap,
 } from "../context-report/write-context-map.js";
+import { engineStatusSection } from "./engine-status-section.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
+import { toolsForSession } from "./session-tools.js";
 
 export interface ContextCommandOptions {
   /** For `map`: `png` (default) or `svg`. */
@@ -60,9 +63,12 @@ export async function contextCommand(
       contextTokens: options.window,
     });
   }
-  return mode === "detail"
-    ? formatContextDetail(report, textOptions)
-    : formatContextList(report, textOptions);
+  const text =
+    mode === "detail" ? formatContextDetail(report, textOptions) : formatContextList(report, textOptions);
+  const section = await engineStatusSection(open);
+  const sectionText = section === undefined ? "" : formatEngineSection(section);
+  if (sectionText === "") return text;
+  return `${text.trimEnd()}\n\n${sectionText}${text.endsWith("\n") ? "\n" : ""}`;
 }
 
 async function estimate(
@@ -80,7 +86,7 @@ async function estimate(
     workspaceDir: open.runtime.workspaceDir,
     firstRun: messages.length === 0,
     home: service.options.home,
-    tools: open.runtime.tools.list(),
+    tools: (await toolsForSession(service, open)).list(),
     settings: resolvePromptSettings(service.options.config),
     runtime: { ...describeRuntimeHost(), agentId: open.runtime.agentId },
     now: service.now(),

@@ -17,15 +17,14 @@ import { callModel, isOverflowMessage } from "../providers/call-model.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import type { TurnEvent } from "../runner/events.js";
 import { createModelStep } from "../runner/model-step.js";
-import { createSpawnSubagentTool, isSubagentSessionKey } from "../subagents/spawn-tool.js";
 import { createThreadProjectingCallModel } from "../threads/thread-projection.js";
-import { ToolRegistry } from "../tools/tool.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
 import { cliBackendFor, configuredModelRef, runCliBackendMessage } from "./cli-backend-turn.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
 import { maybeFlushMemory } from "./memory-flush-turn.js";
 import { prepareRunPrompt, recordRunReport } from "./run-prompt.js";
 import { runCommand, statusOf } from "./session-commands.js";
+import { toolsForSession } from "./session-tools.js";
 
 /**
  * One message from a user: a command runs and answers; directives are applied (persisted when the
@@ -109,7 +108,7 @@ async function runModelTurn(
   }
   emit({ type: "run-start", sessionKey: open.key, sessionId: open.session.sessionId, model: resolved.ref });
   const { runtime } = open;
-  const tools = toolsForRun(service, open);
+  const tools = await toolsForSession(service, open);
   const makeStep = (onEvent: ((event: TurnEvent) => void) | undefined) =>
     createModelStep({
       // Providers that keep a server thread (OpenAI Responses) get the context once per epoch when
@@ -206,15 +205,6 @@ async function runModelTurn(
   } catch (error) {
     return failure(emit, error, options.signal?.aborted === true);
   }
-}
-
-/** The agent's tools plus, for top-level sessions, the subagent tool bound to this session. */
-function toolsForRun(service: LocalAgentService, open: OpenSession): ToolRegistry {
-  if (isSubagentSessionKey(open.key)) return open.runtime.tools;
-  const tools = new ToolRegistry();
-  for (const tool of open.runtime.tools.list()) tools.register(tool, "runtime");
-  tools.register(createSpawnSubagentTool(service, open), "core");
-  return tools;
 }
 
 function failure(emit: (event: TurnEvent) => void, error: unknown, aborted: boolean): SendMessageResult {

@@ -9,6 +9,7 @@ import type { SessionSettings } from "../commands/settings.js";
 import { resolveModel } from "../providers/resolve-model.js";
 import type { SendMessageOptions, SendMessageResult } from "./agent-service.js";
 import { contextCommand } from "./context-command.js";
+import { engineStatusSection } from "./engine-status-section.js";
 import type { LocalAgentService, OpenSession } from "./local-agent-service.js";
 
 const CLEW_VERSION = "0.1.0";
@@ -72,6 +73,7 @@ export async function statusOf(
   const entry = await open.runtime.index.get(open.key);
   const settings = (entry?.settings ?? {}) as SessionSettings;
   const engine = await open.runtime.host.status();
+  const engineSection = await engineStatusSection(open);
   const window = windowOf(service, open, settings);
   const pruning = service.options.config.agents?.defaults?.contextPruning as
     | { mode?: "off" | "cache-ttl" }
@@ -95,6 +97,7 @@ export async function statusOf(
       ...(entry?.tokens?.context === undefined ? {} : { used: entry.tokens.context }),
     },
     engine,
+    ...(engineSection === undefined ? {} : { engineSection }),
     pruning: { mode: pruning?.mode ?? "off" },
     session: { key: open.key, ...(entry?.updatedAt === undefined ? {} : { updatedAt: entry.updatedAt }) },
     now: service.now(),

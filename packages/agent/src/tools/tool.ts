@@ -10,6 +10,7 @@
  * - Tools that touch files resolve paths against the agent workspace and say so in errors.
  * - Tool schemas are sent to the model on every call and count toward the context.
  */
+import type { PluginToolFactory } from "@clew/plugin-sdk";
 import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
 
 export type { AgentTool, AgentToolResult };
@@ -23,9 +24,13 @@ export interface ToolEnvironment {
   workspaceDir: string;
 }
 
-/** Tools by name with the owner that registered each (core, `plugin:<id>`, `engine:<id>`). */
+/**
+ * Tools by name with the owner that registered each (core, `plugin:<id>`, `engine:<id>`), and the
+ * tool factories plugins registered, which the agent calls per run (`service/session-tools.ts`).
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, { tool: AnyAgentTool; owner: string }>();
+  private readonly toolFactories: Array<{ factory: PluginToolFactory; owner: string }> = [];
 
   /** Refuses a name another owner holds; the same owner may replace its own tool. */
   register(tool: AnyAgentTool, owner: string): { ok: true } | { ok: false; existingOwner: string } {
@@ -36,8 +41,21 @@ export class ToolRegistry {
     return { ok: true };
   }
 
+  /** Keeps a factory; the same factory registered again by its owner is kept once. */
+  registerFactory(factory: PluginToolFactory, owner: string): void {
+    const known = this.toolFactories.some((entry) => entry.factory === factory && entry.owner === owner);
+    if (!known) this.toolFactories.push({ factory, owner });
+  }
+
+  /** The factories in registration order. */
+  factories(): Array<{ factory: PluginToolFactory; owner: string }> {
+    return [...this.toolFactories];
+  }
+
   unregisterOwner(owner: string): void {
     for (const [name, entry] of this.tools) if (entry.owner === owner) this.tools.delete(name);
+    for (let index = this.toolFactories.length - 1; index >= 0; index--)
+      if (this.toolFactories[index]?.owner === owner) this.toolFactories.splice(index, 1);
   }
 
   get(name: string): AnyAgentTool | undefined {

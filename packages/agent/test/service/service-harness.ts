@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type FakeProtocol, type FakeReply, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
 import { type ClewConfig, type ContextEngineRegistry, createTokenCounter, MemoryLogger } from "@clew/core";
 import { LocalAgentService } from "../../src/service/local-agent-service.js";
+import type { ToolRegistry } from "../../src/tools/tool.js";
 
 /** A real LocalAgentService in a temp home, talking to a fake provider on loopback. */
 export async function createServiceHarness(options: {
@@ -12,6 +13,8 @@ export async function createServiceHarness(options: {
   contextWindow?: number;
   config?: ClewConfig;
   registry?: ContextEngineRegistry;
+  /** Plugin tools and tool factories, as the CLI passes what plugins registered. */
+  extraTools?: ToolRegistry;
 }) {
   const home = await mkdtemp(join(tmpdir(), "clew-agent-"));
   const chat = scriptedReplies(options.replies);
@@ -59,6 +62,7 @@ export async function createServiceHarness(options: {
     logger,
     counter: await createTokenCounter(config),
     ...(options.registry === undefined ? {} : { registry: options.registry }),
+    ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
   });
   return {
     home,

@@ -8,6 +8,7 @@ import {
 import { type DoctorReport, formatDoctorChecks, runDoctor } from "@clew/plugins";
 import { type Command, CommanderError } from "commander";
 import type { CliIo } from "../io.js";
+import { readLosslessStoreTotals } from "./lossless-common.js";
 
 /**
  * `clew doctor [--json]`: config, plugins, the selected context engine, the memory slot and the
@@ -22,7 +23,11 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
     .option("--json", "print the checks as JSON")
     .action(async (options: { json?: boolean }) => {
       const home = resolveClewHome(io.env);
-      const report = await runDoctor({ home, hostFor: (config) => doctorHost(config, io.env) });
+      const report = await runDoctor({
+        home,
+        hostFor: (config) => doctorHost(config, io.env),
+        readLosslessStore: readLosslessStoreTotals,
+      });
       io.stdout(options.json ? `${JSON.stringify(doctorJson(report), null, 2)}\n` : formatReport(report));
       if (report.exitCode !== 0) throw new CommanderError(report.exitCode, "clew.doctor", "");
     });

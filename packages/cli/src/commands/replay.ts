@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import {
   createBuiltinTools,
   formatContextList,
+  formatEngineSection,
   generateDemoSession,
   type RecordedTurn,
   recordedTurns,
@@ -119,8 +120,12 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
       },
     });
     if (io.stderrIsTTY) io.stderr("\n");
-    io.stdout(`Engine: ${result.engineId} · ${result.compactions.length} compactions\n`);
+    io.stdout(`Engine: ${result.engineId} · ${result.compactions.length} compactions by the host\n`);
     io.stdout(`${formatFill(result.fill)}\n\n`);
+    if (result.engineStatus !== undefined) {
+      const section = formatEngineSection(result.engineStatus);
+      if (section.length > 0) io.stdout(`${section}\n\n`);
+    }
     const report = buildRunReport({
       source: "run",
       now: Date.now(),

@@ -1,5 +1,6 @@
 import { abortReason } from "../context-engine/abort.js";
 import type { CompactResult } from "../context-engine/types.js";
+import { PRECHECK_SAFETY_MARGIN } from "../host/host-options.js";
 import type { AgentMessage } from "../messages.js";
 import type { SummarizeInput } from "../summarizer/summarizer.js";
 import { countMessagesTokens } from "../tokens/estimate.js";
@@ -24,14 +25,17 @@ export interface SummaryCompactionOptions {
   counter: TokenCounter;
   /** Raw recent history kept after the summary. Default 20,000. */
   keepRecentTokens?: number;
-  /** The summary may use up to 80 % of the reserve. Default 20,000. */
+  /** The summary may use up to 80 % of the reserve (and a quarter of a request's budget). Default 20,000. */
   reserveTokens?: number;
   now?: () => number;
 }
 
 export interface SummaryCompactionRequest {
   customInstructions?: string;
-  /** When given, at most half of it is kept raw, so a small window still gets room. */
+  /**
+   * When given, at most half of it is kept raw (the cut moves into the recent part when needed) and
+   * the summary gets at most a quarter, so a small window still gets room.
+   */
   tokenBudget?: number;
   signal?: AbortSignal;
 }
@@ -56,12 +60,7 @@ export async function compactTranscript(
   const now = options.now ?? Date.now;
   const started = now();
   const branch = transcript.branch();
-  const configuredKeep = options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS;
-  const keepRecentTokens =
-    request.tokenBudget !== undefined
-      ? Math.min(configuredKeep, Math.floor(request.tokenBudget / 2))
-      : configuredKeep;
-  const planned = planCompaction(branch, { keepRecentTokens, counter: options.counter });
+  const planned = planCompaction(branch, { ...keptLimits(request, options), counter: options.counter });
   if (!planned.ok) return { ok: true, compacted: false, reason: planned.reason };
   const plan = planned.plan;
   const tokensBefore = contextTokens(buildSessionContext(branch).messages, options.counter);
@@ -78,11 +77,14 @@ export async function compactTranscript(
   }
   const durationMs = Math.max(0, now() - started);
   const details = { ...fileOperations([...plan.history, ...plan.turnPrefix]), summarizer: summarizerId };
+  const ownId = plan.firstKeptEntryId === undefined ? unusedEntryId(transcript) : undefined;
+  const firstKeptEntryId = plan.firstKeptEntryId ?? (ownId as string);
   const [entry] = (await transcript.append([
     {
       type: "compaction",
+      ...(ownId === undefined ? {} : { id: ownId }),
       summary,
-      firstKeptEntryId: plan.firstKeptEntryId,
+      firstKeptEntryId,
       tokensBefore,
       tokensAfter,
       details,
@@ -96,7 +98,7 @@ export async function compactTranscript(
     compacted: true,
     result: {
       summary,
-      firstKeptEntryId: plan.firstKeptEntryId,
+      firstKeptEntryId,
       tokensBefore,
       tokensAfter,
       details: { ...details, entryId: entry?.id, durationMs },
@@ -104,12 +106,36 @@ export async function compactTranscript(
   };
 }
 
+/**
+ * How much stays raw. Without a budget: `keepRecentTokens`. With one: at most half of it, and never
+ * more than leaves room for the summary under the overflow check's margin
+ * (budget / 1.2 − the summary's cap), so one compaction can reach the budget even when the recent
+ * part holds huge tool results.
+ */
+function keptLimits(
+  request: SummaryCompactionRequest,
+  options: SummaryCompactionOptions,
+): { keepRecentTokens: number; maxKeptTokens?: number } {
+  const configured = options.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS;
+  if (request.tokenBudget === undefined) return { keepRecentTokens: configured };
+  const keepRecentTokens = Math.min(configured, Math.floor(request.tokenBudget / 2));
+  const room = Math.floor(request.tokenBudget / PRECHECK_SAFETY_MARGIN) - summaryMaxTokens(request, options);
+  return { keepRecentTokens, maxKeptTokens: Math.max(0, room) };
+}
+
+/** 80 % of the reserve, and at most a quarter of the budget when there is one. */
+function summaryMaxTokens(request: SummaryCompactionRequest, options: SummaryCompactionOptions): number {
+  const fromReserve = Math.floor(0.8 * (options.reserveTokens ?? 20_000));
+  const fromBudget = request.tokenBudget === undefined ? fromReserve : Math.floor(request.tokenBudget / 4);
+  return Math.max(256, Math.min(fromReserve, fromBudget));
+}
+
 async function summarizePlan(
   plan: CompactionPlan,
   request: SummaryCompactionRequest,
   options: SummaryCompactionOptions,
 ): Promise<{ summary: string; summarizerId: string }> {
-  const maxTokens = Math.max(256, Math.floor(0.8 * (options.reserveTokens ?? 20_000)));
+  const maxTokens = summaryMaxTokens(request, options);
   const previousSummary = plan.previous?.summary;
   const base = (
     messages: AgentMessage[],
@@ -144,6 +170,17 @@ async function summarizePlan(
     (id): id is string => id !== undefined && id !== "previous",
   );
   return { summary, summarizerId: [...new Set(ids)].join("+") || "previous" };
+}
+
+/**
+ * An id for a compaction that keeps nothing raw and so points at itself: derived from the leaf, so
+ * runs stay deterministic, and checked against every stored entry.
+ */
+function unusedEntryId(transcript: Transcript): string {
+  const base = `compaction-${transcript.leafId ?? "root"}`;
+  let id = base;
+  for (let attempt = 1; transcript.getEntry(id) !== undefined; attempt++) id = `${base}-${attempt}`;
+  return id;
 }
 
 function contextTokens(messages: readonly AgentMessage[], counter: TokenCounter): number {

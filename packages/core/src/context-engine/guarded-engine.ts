@@ -12,6 +12,7 @@ import type {
   ContextEngine,
   ContextEngineInfo,
   ContextEngineLifecycleMethod,
+  ContextEngineStatusSection,
   IngestParams,
   IngestResult,
 } from "./types.js";
@@ -70,6 +71,7 @@ export class GuardedContextEngine implements ContextEngine {
   afterTurn?: ContextEngine["afterTurn"];
   prepareSubagentSpawn?: ContextEngine["prepareSubagentSpawn"];
   onSubagentEnded?: ContextEngine["onSubagentEnded"];
+  describeStatus?: ContextEngine["describeStatus"];
 
   private readonly options: GuardedContextEngineOptions;
   private readonly rejectedHostParams = new Set<string>();
@@ -94,6 +96,24 @@ export class GuardedContextEngine implements ContextEngine {
     }
     if (typeof target.onSubagentEnded === "function") {
       this.onSubagentEnded = (params) => this.invoke("onSubagentEnded", params);
+    }
+    if (typeof target.describeStatus === "function") {
+      this.describeStatus = (params) => this.describeTargetStatus(params);
+    }
+  }
+
+  /** Read-only: a failure leaves the status section out and quarantines nothing. */
+  private async describeTargetStatus(
+    params: Parameters<NonNullable<ContextEngine["describeStatus"]>>[0],
+  ): Promise<ContextEngineStatusSection | undefined> {
+    if (this.isQuarantined) return undefined;
+    try {
+      return await this.options.target.describeStatus?.(params);
+    } catch (error) {
+      this.options.logger.warn(`context engine ${this.registeredId}: describeStatus failed`, {
+        error: describeError(error),
+      });
+      return undefined;
     }
   }
 

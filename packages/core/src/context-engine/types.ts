@@ -355,6 +355,23 @@ export interface ContextEngine {
   onSubagentEnded?(params: SubagentEndedParams): Promise<void>;
   /** Release resources. The host calls it once on shutdown or reload. */
   dispose?(): Promise<void>;
+  /**
+   * Clew extension (not part of OpenClaw's contract; OpenClaw engines simply lack it): a short
+   * section about the engine's own state for one session, shown by `/status`, `clew status` and
+   * `clew context`. Read-only and cheap (no model calls). Answer undefined for nothing to show. A
+   * throw only leaves the section out: it never quarantines the engine.
+   */
+  describeStatus?(params: { sessionId: string }): Promise<ContextEngineStatusSection | undefined>;
+}
+
+/** What `describeStatus` answers: a titled block of lines, and the same facts as JSON. */
+export interface ContextEngineStatusSection {
+  /** A few words, e.g. `Lossless store`. */
+  title: string;
+  /** One fact per line, without the title. */
+  lines: string[];
+  /** Machine-readable form (for `--json`); JSON-serializable. */
+  data?: Record<string, unknown>;
 }
 
 /** What a factory receives when the host resolves an engine. */

@@ -49,7 +49,10 @@ export interface ContextEngineHostOptions {
 
 /** Tokens kept free for the reply when config says nothing (OpenClaw's floor). */
 export const DEFAULT_RESERVE_TOKENS = 20_000;
-/** Overflow recoveries (compaction then retry) allowed in one run. */
+/**
+ * Overflow compactions (compaction then retry) allowed for one model call; a call that goes through
+ * gives the next call of the tool loop its own attempts.
+ */
 export const MAX_OVERFLOW_COMPACTION_ATTEMPTS = 3;
 /** Multiplier on estimates in the pre-prompt check: chars/4 undercounts code and JSON. */
 export const PRECHECK_SAFETY_MARGIN = 1.2;

@@ -7,15 +7,14 @@ import {
   type AssistantMessage,
   emptyUsage,
   isAssistantMessage,
-  isToolResultMessage,
   type UserMessage,
 } from "../messages.js";
 import { countMessagesTokens } from "../tokens/estimate.js";
 import { type CompactionOutcome, compactOnThreshold } from "./compaction.js";
 import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
-import { MAX_OVERFLOW_COMPACTION_ATTEMPTS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
-import { type PreparedContext, prepareContext, toolResultCharCap } from "./prepare-context.js";
+import { OverflowRecovery } from "./overflow-recovery.js";
+import { type PreparedContext, prepareContext } from "./prepare-context.js";
 
 /** What one model call receives: exactly what the model sees. */
 export interface ModelStepRequest {
@@ -76,7 +75,8 @@ export interface TurnResult {
 /**
  * One turn through the engine: bootstrap (first sight of an existing session), assemble before
  * every model call including those inside the tool loop, the overflow check, compaction and retry
- * on overflow (at most 3 per run), then afterTurn (or ingestBatch, or ingest) and maintenance.
+ * on overflow (at most 3 per model call), cutting oversized tool results in the request when
+ * compaction cannot make room, then afterTurn (or ingestBatch, or ingest) and maintenance.
  *
  * The transcript gets the user prompt together with the first successful step, and each later
  * step as it completes, so it never holds a half step. A turn that fails or is aborted records the
@@ -98,49 +98,23 @@ export async function runContextEngineTurn(
   const turnMessages: AgentMessage[] = [];
   const compactions: CompactionOutcome[] = [];
   const isOverflow = params.isContextOverflow ?? ((error: unknown) => error instanceof ContextOverflowError);
-  let overflowAttempts = 0;
-  let toolResultCap: number | undefined;
   let lastContext: PreparedContext | undefined;
   let step = 0;
   const maxSteps = params.maxSteps ?? 50;
 
   const compact = async (request: Parameters<ContextEngineHost["compactSession"]>[1]) => {
-    overflowAttempts += 1;
     const outcome = await host.compactSession(session, request);
     compactions.push(outcome);
     session = outcome.session;
     if (outcome.result.compacted) history = host.prepareHistory(await session.messages(), params.model);
     return outcome;
   };
-
-  /**
-   * Makes room after an overflow: compaction (at most 3 per run), else, once, cutting oversized
-   * tool results in the request. Says whether to retry, or why compaction could not help.
-   */
-  const recoverFromOverflow = async (
-    prepared: PreparedContext,
-    trigger: "precheck" | "overflow",
-    figures: { tokenBudget: number; currentTokenCount?: number },
-  ): Promise<{ retry: boolean; compactionReason?: string }> => {
-    let compactionReason: string | undefined;
-    if (overflowAttempts < MAX_OVERFLOW_COMPACTION_ATTEMPTS) {
-      const outcome = await compact({
-        trigger,
-        compactionTarget: "budget",
-        model: params.model,
-        ...figures,
-        ...signalOf(params.signal),
-      });
-      if (outcome.result.compacted) return { retry: true };
-      compactionReason = outcome.result.reason;
-    }
-    const cap = toolResultCharCap(host.contextWindow(params.model));
-    if (toolResultCap === undefined && hasToolResultOver(prepared.messages, cap)) {
-      toolResultCap = cap;
-      return { retry: true };
-    }
-    return compactionReason === undefined ? { retry: false } : { retry: false, compactionReason };
-  };
+  const recovery = new OverflowRecovery({
+    host,
+    model: params.model,
+    compact,
+    ...signalOf(params.signal),
+  });
 
   try {
     while (step < maxSteps) {
@@ -153,16 +127,16 @@ export async function runContextEngineTurn(
         systemPrompt: params.systemPrompt,
         model: params.model,
         ...(params.availableTools === undefined ? {} : { availableTools: params.availableTools }),
-        ...(toolResultCap === undefined ? {} : { toolResultCharCap: toolResultCap }),
+        ...(recovery.toolResultCap === undefined ? {} : { toolResultCharCap: recovery.toolResultCap }),
       });
       lastContext = prepared;
       if (prepared.overflow !== undefined) {
-        const recovery = await recoverFromOverflow(prepared, "precheck", {
+        const answer = await recovery.recover(prepared, pending, "precheck", {
           currentTokenCount: prepared.overflow.estimatedTokens,
           tokenBudget: prepared.overflow.budgetTokens,
         });
-        if (recovery.retry) continue;
-        throw overflowError(prepared, "precheck", recovery.compactionReason);
+        if (answer.retry) continue;
+        throw overflowError(prepared, "precheck", answer.compactionReason);
       }
       let result: ModelStepResult;
       try {
@@ -177,12 +151,12 @@ export async function runContextEngineTurn(
         });
       } catch (error) {
         if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;
-        const recovery = await recoverFromOverflow(prepared, "overflow", {
+        const answer = await recovery.recover(prepared, pending, "overflow", {
           tokenBudget: host.contextWindow(params.model),
           ...observedTokens(error),
         });
-        if (recovery.retry) continue;
-        throw overflowError(prepared, "provider", recovery.compactionReason, error);
+        if (answer.retry) continue;
+        throw overflowError(prepared, "provider", answer.compactionReason, error);
       }
       const stepMessages = [...pending, ...result.messages];
       await session.append(stepMessages);
@@ -190,6 +164,7 @@ export async function runContextEngineTurn(
       history = [...history, ...stepMessages];
       pending = [];
       step += 1;
+      recovery.stepSucceeded();
       if (result.done) break;
     }
   } catch (error) {
@@ -325,14 +300,6 @@ function contextTokensAfterTurn(
     return reported + countMessagesTokens(host.tokenCounter, turnMessages.slice(index + 1));
   }
   return countMessagesTokens(host.tokenCounter, history);
-}
-
-function hasToolResultOver(messages: readonly AgentMessage[], cap: number): boolean {
-  return messages.some(
-    (message) =>
-      isToolResultMessage(message) &&
-      message.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0) > cap,
-  );
 }
 
 async function flushQuietly(host: ContextEngineHost, session: HostSession): Promise<void> {

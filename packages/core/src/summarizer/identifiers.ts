@@ -7,6 +7,12 @@
  * that starts first wins (the longer one on a tie), so a path inside a URL or a hash inside a path
  * is not listed twice. Matches are trimmed of trailing punctuation, deduplicated and returned in
  * order of first appearance.
+ *
+ * Speed (anchors are extracted from every message a compaction covers): a pattern is not run over
+ * a text that lacks what each of its matches contains (`requires`), and the most frequent ones
+ * start at a literal inside the identifier and find its beginning by hand (`lead`), because the
+ * regex engine skips ahead to a literal far faster than it tries a character class at every
+ * position. Both leave the result exactly as the plain patterns would.
  */
 import type { AgentMessage } from "../messages.js";
 import { readableTextParts } from "../tokens/message-text.js";
@@ -18,8 +24,16 @@ interface IdentifierPattern {
   pattern: RegExp;
   /** Capture group holding the identifier; 0 = the whole match. */
   group?: number;
+  /**
+   * For a pattern written to start at a literal inside the identifier: how many characters before
+   * `index` belong to the identifier, or -1 when there is no identifier there. Only for patterns
+   * where no identifier can start inside a match whose lead is rejected (scanning resumes after it).
+   */
+  lead?: (text: string, index: number) => number;
   /** Rejects matches the regex alone cannot tell apart from prose. */
   accept?: (text: string) => boolean;
+  /** Text, or a pattern, that every match (every accepted one, for `accept`) contains. */
+  requires?: string | RegExp;
 }
 
 // Characters allowed in one path segment: letters, digits, `_ . @ % + = ~ -`.
@@ -42,46 +56,76 @@ const NUMBER = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 
 const PATTERNS: readonly IdentifierPattern[] = [
   // URLs with a scheme; the path, query and fragment run to the next space, quote or bracket.
-  { kind: "url", pattern: /\b(?:https?|wss?|ftp|file|ssh|git):\/\/[^\s<>"'`]+/g },
+  { kind: "url", pattern: /\b(?:https?|wss?|ftp|file|ssh|git):\/\/[^\s<>"'`]+/g, requires: "://" },
   // Windows paths: C:\Users\me\file.txt (stops at a space).
-  { kind: "windows-path", pattern: /\b[A-Za-z]:\\[^\s"'<>|*?`]*/g },
+  { kind: "windows-path", pattern: /\b[A-Za-z]:\\[^\s"'<>|*?`]*/g, requires: ":\\" },
   // Home-relative paths: ~/.config/clew.json
-  { kind: "home-path", pattern: new RegExp(String.raw`(?<![\w~])~\/${SEGMENT}+(?:\/${SEGMENT}+)*\/?`, "g") },
+  {
+    kind: "home-path",
+    pattern: new RegExp(String.raw`(?<![\w~])~\/${SEGMENT}+(?:\/${SEGMENT}+)*\/?`, "g"),
+    requires: "~/",
+  },
   // Absolute paths: /etc/hosts, /compact. Not after a word character ("km/h", "and/or"), "<" (a
   // closing HTML tag) or ")" (a sed expression such as s/a/b/g).
   {
     kind: "absolute-path",
     pattern: new RegExp(String.raw`(?<![\w.:/~\\<)-])\/${SEGMENT}+(?:\/${SEGMENT}+)*\/?`, "g"),
     accept: hasLetter,
+    requires: "/",
   },
   // Relative paths with a slash: src/index.ts, ./run.sh, @scope/pkg. See `isLikelyRelativePath`.
+  // Written from the first slash on; `segmentBefore` finds the first segment, which must not
+  // follow a segment character, a slash or a backslash.
   {
     kind: "relative-path",
-    pattern: new RegExp(String.raw`(?<![\w.@%+=~/\\-])${SEGMENT}+(?:\/${SEGMENT}+)+\/?`, "g"),
+    pattern: new RegExp(String.raw`(?:\/${SEGMENT}+)+\/?`, "g"),
+    lead: segmentBefore,
     accept: isLikelyRelativePath,
   },
-  { kind: "uuid", pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
+  // UUIDs, from the first hyphen on, with the 8 hex digits before it at a word boundary.
+  {
+    kind: "uuid",
+    pattern: /-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+    lead: (text, index) => wordBefore(text, index, HEX_DIGIT, 8, 8),
+  },
   // Git hashes and hex ids: at least 7 hex characters with a digit and a letter ("deadbeef" and
   // "1234567" alone are too likely to be a word or a number).
   { kind: "hex-id", pattern: /\b[0-9a-f]{7,}\b/gi, accept: (text) => /\d/.test(text) && /[a-f]/i.test(text) },
   // Provider ids: toolu_01Kae6sJBexjQUHEpDA9f5Uh, call_abc123, resp_68a1…: a lowercase prefix, an
-  // underscore, then at least six letters and digits including a digit.
-  { kind: "prefixed-id", pattern: /\b[a-z]{2,12}_[A-Za-z0-9]{6,}\b/g, accept: (text) => /\d/.test(text) },
+  // underscore, then at least six letters and digits including a digit. Written from the
+  // underscore on, with the prefix before it at a word boundary.
+  {
+    kind: "prefixed-id",
+    pattern: /_[A-Za-z0-9]{6,}\b/g,
+    lead: (text, index) => wordBefore(text, index, LOWERCASE, 2, 12),
+    accept: (text) => /\d/.test(text),
+  },
   // Codes and tickets with a hyphen: NDL-7K2M9QXA, JIRA-1234, ORA-00942 (must contain a digit).
-  { kind: "code", pattern: /\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]{3,}\b/g, accept: (text) => /\d/.test(text) },
+  {
+    kind: "code",
+    pattern: /\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]{3,}\b/g,
+    accept: (text) => /\d/.test(text),
+    requires: /-[A-Z0-9]{3}/,
+  },
   // host:port, with a hostname, a dotted name or an IPv4 address.
   {
     kind: "host-port",
     pattern: /\b(?:localhost|(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):\d{2,5}\b/g,
     accept: (text) => Number(text.slice(text.lastIndexOf(":") + 1)) <= 65_535,
+    requires: /:\d\d/,
   },
   // IPv4 addresses, optionally with a CIDR suffix; every octet must be at most 255.
-  { kind: "ipv4", pattern: /\b(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?\b/g, accept: hasValidOctets },
+  {
+    kind: "ipv4",
+    pattern: /\b(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?\b/g,
+    accept: hasValidOctets,
+    requires: /\.\d{1,3}\.\d/,
+  },
   // ALL_CAPS names with an underscore: environment variables (OPENAI_API_KEY) and error codes
   // (ERR_MODULE_NOT_FOUND).
-  { kind: "env-or-error-name", pattern: /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g },
+  { kind: "env-or-error-name", pattern: /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, requires: /_[A-Z0-9]/ },
   // POSIX error names: ENOENT, ECONNREFUSED.
-  { kind: "errno", pattern: new RegExp(String.raw`\bE(?:${ERRNO_NAMES})\b`, "g") },
+  { kind: "errno", pattern: new RegExp(String.raw`\bE(?:${ERRNO_NAMES})\b`, "g"), requires: "E" },
   // Letter-and-digit error codes: E1234, TS2345, CS0103.
   { kind: "error-code", pattern: /\b[A-Z]{1,5}\d{3,6}\b/g },
   // HTTP client and server errors: "HTTP 404", "HTTP/1.1 503", "status 429", "502 Bad Gateway".
@@ -104,7 +148,7 @@ const PATTERNS: readonly IdentifierPattern[] = [
   },
   // Commands and code names in backticks: `npm run build`, `extractIdentifiers`. The identifier is
   // the text between the backticks. See `isCommandOrName` for what is skipped.
-  { kind: "inline-code", pattern: /`([^`\n]{2,200})`/g, group: 1, accept: isCommandOrName },
+  { kind: "inline-code", pattern: /`([^`\n]{2,200})`/g, group: 1, accept: isCommandOrName, requires: "`" },
 ];
 
 /** Identifiers longer than this are pasted blobs, not something a summary should repeat. */
@@ -148,14 +192,21 @@ function collectIdentifiers(text: string, found: Set<string>): void {
 
 function allMatches(text: string): Match[] {
   const matches: Match[] = [];
-  for (const { pattern, group = 0, accept } of PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const value = match[group];
+  for (const { pattern, group = 0, lead, accept, requires } of PATTERNS) {
+    if (requires !== undefined && !contains(text, requires)) continue;
+    // exec on the shared regex: matchAll would construct a copy of it for every text.
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      // An empty match would leave `lastIndex` in place (none of the patterns has one today).
+      if (match[0].length === 0) pattern.lastIndex++;
+      const leading = lead === undefined ? 0 : lead(text, match.index);
+      if (leading < 0) continue;
+      const start = match.index - leading;
+      const value = group === 0 ? text.slice(start, match.index) + match[0] : match[group];
       if (value === undefined) continue;
       const identifier = trimTrailingPunctuation(value.trim());
       if (accept !== undefined && !accept(identifier)) continue;
-      const start = match.index;
-      matches.push({ start, end: start + match[0].length, text: identifier });
+      matches.push({ start, end: match.index + match[0].length, text: identifier });
     }
   }
   return matches;
@@ -203,6 +254,36 @@ function count(text: string, character: string, end: number): number {
   let total = 0;
   for (let index = 0; index < end; index++) if (text.charAt(index) === character) total++;
   return total;
+}
+
+function contains(text: string, required: string | RegExp): boolean {
+  return typeof required === "string" ? text.includes(required) : required.test(text);
+}
+
+const SEGMENT_CHARACTER = new RegExp(SEGMENT);
+const HEX_DIGIT = /[0-9a-f]/i;
+const LOWERCASE = /[a-z]/;
+const WORD_CHARACTER = /\w/;
+
+/**
+ * The length of the run of `allowed` characters ending at `index` when it has `min` to `max` of
+ * them and starts at a word boundary (the `\b` the pattern would start with), else -1.
+ */
+function wordBefore(text: string, index: number, allowed: RegExp, min: number, max: number): number {
+  let start = index;
+  while (start > 0 && index - start <= max && allowed.test(text.charAt(start - 1))) start--;
+  const length = index - start;
+  if (length < min || length > max) return -1;
+  return start === 0 || !WORD_CHARACTER.test(text.charAt(start - 1)) ? length : -1;
+}
+
+/** The first segment of a relative path ending at the slash at `index`, or -1 (see the pattern). */
+function segmentBefore(text: string, index: number): number {
+  let start = index;
+  while (start > 0 && SEGMENT_CHARACTER.test(text.charAt(start - 1))) start--;
+  if (start === index) return -1;
+  const previous = text.charAt(start - 1);
+  return previous === "/" || previous === "\\" ? -1 : index - start;
 }
 
 function hasLetter(text: string): boolean {

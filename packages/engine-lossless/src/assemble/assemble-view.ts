@@ -6,7 +6,7 @@
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
-import { type AssemblyEntry, addToTally, emptyTally, type FitResult, fitToBudget } from "./fit-to-budget.js";
+import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
 /** Host messages examined from the end when looking for the newest stored one. */
 const LIVE_SCAN_LIMIT = 64;
@@ -16,6 +16,8 @@ export interface AssembledView extends FitResult {
   live: number;
   /** False when the host's history did not contain any recently stored message. */
   liveFound: boolean;
+  /** Index in `view.assembledItems` of the oldest item kept; items before it were left out. */
+  keptFrom: number;
 }
 
 export function assembleView(
@@ -35,6 +37,7 @@ export function assembleView(
       clipped: 0,
       live: live.length,
       liveFound: found,
+      keptFrom: 0,
     };
   }
   // Only the newest items that fit can be kept: older ones are counted for the note, not copied.
@@ -48,8 +51,7 @@ export function assembleView(
   // Start at the group that did not fit, so cuts and clipping see whole groups.
   if (first > 0) first -= 1;
   while (first > 0 && !(items[first] as ViewItem).startsGroup) first -= 1;
-  const before = emptyTally();
-  for (let index = 0; index < first; index++) addToTally(before, labelOf(items[index] as ViewItem));
+  const before = tallyOf(view.prefixTally(first));
   const entries: AssemblyEntry[] = [
     ...items.slice(first).map(entryOf),
     ...live.map((message, index) => ({
@@ -59,7 +61,17 @@ export function assembleView(
       label: undefined,
     })),
   ];
-  return { ...fitToBudget(entries, budget, counter, before), live: live.length, liveFound: found };
+  const fitted = fitToBudget(entries, budget, counter, before);
+  // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
+  const keptFrom = Math.min(fitted.omitted, items.length);
+  return { ...fitted, live: live.length, liveFound: found, keptFrom };
+}
+
+function tallyOf(prefix: ReturnType<SessionView["prefixTally"]>): OmittedTally {
+  const tally: OmittedTally = { messages: prefix.messages, summaries: prefix.summaries, unstored: 0 };
+  if (prefix.firstSeq !== undefined) tally.firstMessage = `m${prefix.firstSeq}`;
+  if (prefix.lastSeq !== undefined) tally.lastMessage = `m${prefix.lastSeq}`;
+  return tally;
 }
 
 function labelOf(item: ViewItem): string {

@@ -5,7 +5,8 @@
  * 1. Everything fits: everything is returned, unchanged.
  * 2. Otherwise the oldest entries are left out, cutting only where a tool group starts, and a short
  *    note in front says what was left out and how to read it back (nothing is ever dropped
- *    silently). The newest entries are kept.
+ *    silently). The newest entries are kept. When there is room, the engine then puts a digest of
+ *    what was left out in the note's place (`history-digest.ts`).
  * 3. When even the newest group does not fit, its largest messages are shortened for display
  *    (`clipMessage`); if that cannot make it fit, the result is the note alone, or nothing.
  */
@@ -173,8 +174,16 @@ function clipLargest(group: AssemblyEntry[], room: number, counter: TokenCounter
   return clipped;
 }
 
-/** The note standing in for the entries left out. */
-function omissionNote(tally: OmittedTally, counter: TokenCounter): { message: AgentMessage; tokens: number } {
+/** Notes made here, so a caller can tell the note from the messages it was fitted with. */
+const omissionNotes = new WeakSet<object>();
+
+/** Whether `message` is the note `fitToBudget` put in front of what it kept. */
+export function isOmissionNote(message: AgentMessage | undefined): boolean {
+  return message !== undefined && omissionNotes.has(message);
+}
+
+/** `12 messages (m1–m12), 2 summaries`: what a tally counts, for notes. */
+export function describeOmitted(tally: OmittedTally): string {
   const parts: string[] = [];
   if (tally.messages > 0) {
     const span = tally.messages === 1 ? tally.firstMessage : `${tally.firstMessage}–${tally.lastMessage}`;
@@ -182,9 +191,15 @@ function omissionNote(tally: OmittedTally, counter: TokenCounter): { message: Ag
   }
   if (tally.summaries > 0) parts.push(`${tally.summaries} summaries`);
   if (tally.unstored > 0) parts.push(`${tally.unstored} messages of this turn`);
+  return parts.join(", ");
+}
+
+/** The note standing in for the entries left out. */
+function omissionNote(tally: OmittedTally, counter: TokenCounter): { message: AgentMessage; tokens: number } {
   const text =
-    `[Context note] ${parts.join(", ")} from earlier in this conversation are left out to fit the ` +
+    `[Context note] ${describeOmitted(tally)} from earlier in this conversation are left out to fit the ` +
     "context budget. Nothing was deleted: recall_search and recall_read return them verbatim.";
   const message: AgentMessage = { role: "user", content: text, timestamp: 0 };
+  omissionNotes.add(message);
   return { message, tokens: counter.countMessage(message) };
 }

@@ -5,7 +5,11 @@
  * Phases:
  * 1. Leaf: chunks of raw messages before the fresh tail (the newest `freshTailShare` of the budget,
  *    at least the newest group) become leaf summaries, oldest first. Forced compaction sweeps them
- *    all; otherwise it stops once the target is reached.
+ *    all; otherwise it stops once the target is reached. Chunks with a prepared summary (made in
+ *    the background for exactly those items) take it, without a summarizer call, before any chunk
+ *    is summarized live; with `liveLeavesAbove` (the threshold compaction of `maintain`), live
+ *    summaries are made only if the prepared ones leave the view above it, and never for a chunk
+ *    another worker is preparing.
  * 2. Condense: while the view is over the target, or summaries before the tail exceed
  *    `summaryShare` of the budget, runs of summaries (shallowest depth first, oldest first) fold
  *    into condensed nodes.
@@ -21,6 +25,8 @@ import { abortReason } from "@clew/core";
 import type { CompactionWrite } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import { type BuiltNode, buildNode, type NodeSettings } from "./build-node.js";
+import { leafCap, MIN_LEAF_CHUNK_TOKENS } from "./leaf-chunk.js";
+import type { LeafSupply, SummarizerGrant, SummarizerGrants } from "./leaf-supply.js";
 import { assembledTokens, condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "./plan.js";
 
 export interface CompactionSettings extends NodeSettings {
@@ -30,6 +36,8 @@ export interface CompactionSettings extends NodeSettings {
   leafTargetTokens: number;
   condensedTargetTokens: number;
   condenseFanIn: number;
+  /** Hands out the summarizer per node (spend budget, calls in flight); the plain summarizer without. */
+  grants?: SummarizerGrants;
 }
 
 export interface CompactViewRequest {
@@ -42,6 +50,13 @@ export interface CompactViewRequest {
   force: boolean;
   customInstructions?: string;
   signal?: AbortSignal;
+  /** Prepared summaries, and which chunks other workers are preparing. */
+  supply?: LeafSupply;
+  /**
+   * Leaves are summarized live only while the view, with every prepared leaf published, is above
+   * this many tokens; chunks being prepared elsewhere are then skipped. Absent: always (`compact`).
+   */
+  liveLeavesAbove?: number;
 }
 
 export interface CompactViewOutcome {
@@ -54,14 +69,12 @@ export interface CompactViewOutcome {
   reason?: string;
   leafNodes: number;
   condensedNodes: number;
+  /** Leaf nodes published from prepared summaries (no summarizer call). */
+  preparedLeaves: number;
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
   aborted?: unknown;
 }
 
-/** Leaf chunks smaller than this are left for condensing: a summary would barely be smaller. */
-const MIN_LEAF_CHUNK_TOKENS = 400;
-/** A leaf summary's cap as a share of its chunk. */
-const LEAF_RATIO = 0.35;
 /** A condensed node's cap as a share of its run. */
 const CONDENSE_RATIO = 0.6;
 
@@ -80,6 +93,7 @@ export async function compactView(
       write: {
         summaries: state.built.map((node) => node.summary),
         edits: state.built.map((node) => node.edit),
+        ...(state.settled.length === 0 ? {} : { settledJobs: [...state.settled] }),
       },
       items: state.items,
       tokensBefore,
@@ -88,6 +102,7 @@ export async function compactView(
       ...(explained === undefined ? {} : { reason: explained }),
       leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length,
       condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
+      preparedLeaves: state.settled.length,
       ...(aborted === undefined ? {} : { aborted }),
     };
   };
@@ -112,15 +127,31 @@ async function leafPhase(
   state: WorkingView,
   tailTokens: number,
 ): Promise<void> {
-  const chunks = leafChunks(state.items, freshTailStart(state.items, tailTokens), settings.leafChunkTokens);
-  const positions = chunks.map((chunk) => state.positionsOf(chunk));
-  for (const [index, chunk] of chunks.entries()) {
-    if (!request.force && state.total() <= request.targetTokens) return;
-    if (chunk.tokens < MIN_LEAF_CHUNK_TOKENS) continue;
-    const run = state.runOf(positions[index] ?? []);
+  const limit = freshTailStart(state.items, tailTokens);
+  const chunks = leafChunks(state.items, limit, settings.leafChunkTokens)
+    .filter((chunk) => chunk.tokens >= MIN_LEAF_CHUNK_TOKENS)
+    .map((chunk) => state.items.slice(chunk.start, chunk.end));
+  const reached = () => !request.force && state.total() <= request.targetTokens;
+  const unprepared: ViewItem[][] = [];
+  for (const items of chunks) {
+    if (reached()) return;
+    const prepared = request.supply?.prepared(items);
+    const run = prepared === undefined ? undefined : state.runOf(items.map((item) => item.position));
+    if (prepared !== undefined && run !== undefined && state.replace(run, prepared.node))
+      state.settled.push(prepared.chunkKey);
+    else unprepared.push(items);
+  }
+  const threshold = request.liveLeavesAbove;
+  if (threshold !== undefined && state.total() <= threshold) return;
+  for (const items of unprepared) {
+    if (reached()) return;
+    if (threshold !== undefined && request.supply?.leased(items) === true) continue;
+    const run = state.runOf(items.map((item) => item.position));
     if (run === undefined) continue;
-    const cap = Math.min(settings.leafTargetTokens, Math.floor(run.tokens * LEAF_RATIO));
-    state.replace(run, await buildFor(settings, request, state, run, cap));
+    state.replace(
+      run,
+      await buildFor(settings, request, state, run, leafCap(settings.leafTargetTokens, run.tokens)),
+    );
   }
 }
 
@@ -164,7 +195,7 @@ async function rootPhase(
   state.replace(run, await buildFor(settings, request, state, run, cap));
 }
 
-function buildFor(
+async function buildFor(
   settings: CompactionSettings,
   request: CompactViewRequest,
   state: WorkingView,
@@ -172,19 +203,37 @@ function buildFor(
   maxTokens: number,
 ): Promise<BuiltNode | undefined> {
   if (request.signal?.aborted) throw abortReason(request.signal);
-  return buildNode(settings, {
+  const items = state.items.slice(run.start, run.end);
+  const grant: SummarizerGrant = (await settings.grants?.grant({
     sessionId: request.sessionId,
-    items: state.items.slice(run.start, run.end),
-    maxTokens,
-    ...(request.customInstructions === undefined ? {} : { customInstructions: request.customInstructions }),
-    ...(request.signal === undefined ? {} : { signal: request.signal }),
-  });
+    inputTokens: items.reduce((sum, item) => sum + item.tokens, 0),
+    maxOutputTokens: maxTokens,
+    waitForSlot: true,
+  })) ?? { summarizer: settings.summarizer, settle: async () => undefined };
+  try {
+    return await buildNode(
+      { ...settings, summarizer: grant.summarizer },
+      {
+        sessionId: request.sessionId,
+        items,
+        maxTokens,
+        ...(request.customInstructions === undefined
+          ? {}
+          : { customInstructions: request.customInstructions }),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      },
+    );
+  } finally {
+    await grant.settle();
+  }
 }
 
 /** The view as compaction changes it, and the nodes made so far. */
 class WorkingView {
   readonly items: ViewItem[];
   readonly built: BuiltNode[] = [];
+  /** Keys of the summary jobs whose prepared summaries this compaction publishes. */
+  readonly settled: string[] = [];
 
   constructor(items: readonly ViewItem[]) {
     this.items = [...items];
@@ -192,10 +241,6 @@ class WorkingView {
 
   total(): number {
     return this.items.reduce((sum, item) => sum + assembledTokens(item), 0);
-  }
-
-  positionsOf(run: ItemRun): number[] {
-    return this.items.slice(run.start, run.end).map((item) => item.position);
   }
 
   /** The run now holding exactly these positions, or undefined when something replaced them. */

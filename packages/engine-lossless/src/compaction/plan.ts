@@ -47,12 +47,23 @@ function groupEnd(items: readonly ViewItem[], index: number, limit: number): num
   return end;
 }
 
+/** A leaf chunk, and whether its end is final. */
+export interface LeafChunk extends ItemRun {
+  /**
+   * True when the chunk ended because its next group did not fit or a summary follows: it stays
+   * the same chunk however far `limit` later moves. False for the chunk cut short by `limit`.
+   */
+  closed: boolean;
+}
+
 /**
  * Chunks of raw messages before `limit`, oldest first: each run of raw items is cut into chunks of
- * whole groups of at most `maxTokens` (a single larger group is a chunk of its own).
+ * whole groups of at most `maxTokens` (a single larger group is a chunk of its own). Cutting is
+ * greedy from the run's start, so a closed chunk's boundaries never depend on `limit`; that is
+ * what lets a chunk's summary be prepared before compaction reaches it.
  */
-export function leafChunks(items: readonly ViewItem[], limit: number, maxTokens: number): ItemRun[] {
-  const chunks: ItemRun[] = [];
+export function leafChunks(items: readonly ViewItem[], limit: number, maxTokens: number): LeafChunk[] {
+  const chunks: LeafChunk[] = [];
   let index = 0;
   while (index < limit) {
     if ((items[index] as ViewItem).ref.kind !== "message") {
@@ -65,14 +76,14 @@ export function leafChunks(items: readonly ViewItem[], limit: number, maxTokens:
       const end = groupEnd(items, index, limit);
       const groupTokens = runTokens(items, index, end);
       if (index > chunkStart && tokens + groupTokens > maxTokens) {
-        chunks.push({ start: chunkStart, end: index, tokens });
+        chunks.push({ start: chunkStart, end: index, tokens, closed: true });
         chunkStart = index;
         tokens = 0;
       }
       tokens += groupTokens;
       index = end;
     }
-    chunks.push({ start: chunkStart, end: index, tokens });
+    chunks.push({ start: chunkStart, end: index, tokens, closed: index < limit });
   }
   return chunks;
 }

@@ -20,13 +20,26 @@ import type { AgentMessage } from "@clew/core";
  * (cycles, BigInt).
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, sortKeys) ?? "null";
+  // A sorted copy serialized without a replacer: JSON.stringify is much slower with one.
+  return JSON.stringify(sortedCopy(value, "")) ?? "null";
 }
 
-function sortKeys(_key: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+/**
+ * What `JSON.stringify` with a key-sorting replacer would serialize: `toJSON` applied first (once,
+ * as `JSON.stringify` does), then every object's keys in `sort()` order. Functions are resolved
+ * here too, so the copy holds no `toJSON` for `JSON.stringify` to call a second time. Stored
+ * identities depend on these exact bytes.
+ */
+function sortedCopy(value: unknown, key: string): unknown {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return value;
+  const toJson = (value as { toJSON?: unknown }).toJSON;
+  const resolved: unknown = typeof toJson === "function" ? toJson.call(value, key) : value;
+  if (typeof resolved === "function") return undefined;
+  if (typeof resolved !== "object" || resolved === null) return resolved;
+  if (Array.isArray(resolved)) return resolved.map((item, index) => sortedCopy(item, String(index)));
+  const record = resolved as Record<string, unknown>;
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+  for (const name of Object.keys(record).sort()) sorted[name] = sortedCopy(record[name], name);
   return sorted;
 }
 

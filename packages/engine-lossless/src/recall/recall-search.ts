@@ -8,6 +8,7 @@
 import type { AgentMessage } from "@clew/core";
 import type { LosslessStore, StoredSummary } from "../store/store.js";
 import { messageLabel, parseMessageLabel, readingBody, snippetOf } from "./message-text.js";
+import { queryWords } from "./query-words.js";
 
 /** RRF's damping constant (the value of the original paper): ranks 1 and 2 differ little. */
 const RRF_K = 60;
@@ -32,13 +33,12 @@ export interface RecallHit {
   role?: string;
 }
 
-/** Search terms of a query: its whitespace-separated words and codes, as typed. */
+/**
+ * Search terms of a query: its words and codes as typed, without surrounding punctuation and
+ * English function words (which match nearly every message and only dilute the ranking).
+ */
 export function queryTerms(query: string): string[] {
-  return query
-    .split(/\s+/)
-    .map((term) => term.trim())
-    .filter((term) => term.length > 0)
-    .slice(0, MAX_TERMS);
+  return queryWords(query, MAX_TERMS);
 }
 
 export async function recallSearch(

@@ -19,7 +19,38 @@
  * - Failures throw `LosslessStoreError` (the operation is named); a compaction whose edits no
  *   longer match the view throws `LosslessStoreConflictError` and applies nothing.
  * - `close` is idempotent; any other call after it throws `LosslessStoreError`.
+ * - Flight recorder and upkeep (`records.ts`): records never change once written; retention and
+ *   `reclaimSpace` delete records and free pages, never messages or summaries. Only
+ *   `deleteSession`, called for an explicit user request, removes messages (all of one session).
+ * - Summary jobs and the spend ledger (`summary-jobs.ts`): leases are claimed atomically across
+ *   processes; prepared summaries never change the view until a compaction publishes them.
  */
+import type {
+  DeletedSession,
+  NewAssemblyRecord,
+  NewCompactionPass,
+  ReclaimMode,
+  ReclaimResult,
+  RecordRetention,
+  RetentionResult,
+  SessionReport,
+  StoredAssemblyRecord,
+  StoredCompactionPass,
+  StoredSessionInfo,
+  StoreTotals,
+} from "./records.js";
+import type {
+  PreparedSummary,
+  SpendReservation,
+  StoredSummaryJob,
+  SummaryDebt,
+  SummaryJob,
+  SummaryLease,
+  SummarySpendTotals,
+} from "./summary-jobs.js";
+
+export type * from "./records.js";
+export type * from "./summary-jobs.js";
 
 /** A message to store, prepared by the engine. */
 export interface NewStoredMessage {
@@ -134,6 +165,8 @@ export interface CompactionWrite {
   summaries: NewSummary[];
   /** Applied in order; an edit may replace the item an earlier edit created. */
   edits: ContextEdit[];
+  /** Summary jobs this write publishes (their chunk keys): deleted in the same transaction. */
+  settledJobs?: string[];
 }
 
 /** Messages of one session by seq range and time, in seq order, a page at a time. */
@@ -193,5 +226,85 @@ export interface LosslessStore {
   ): Promise<SearchHit<string>[]>;
   /** Bytes the store takes on disk, all files included. */
   sizeOnDisk(): Promise<number>;
+  /**
+   * Finishes work a store defers off the write path (indexing what was appended, shrinking a
+   * journal that grew), so the store is at its settled size and searches need no catch-up. Cheap
+   * when nothing is pending; safe to call at any time; a store that defers nothing does nothing.
+   */
+  settle(): Promise<void>;
+  /** A session's figures (zeros for a session never written). May read every row of the session. */
+  sessionReport(sessionId: string): Promise<SessionReport>;
+  /** Counts over the whole store. */
+  storeTotals(): Promise<StoreTotals>;
+  /** Every session, oldest first. */
+  listSessions(): Promise<StoredSessionInfo[]>;
+  /**
+   * Stores a compaction pass record; a pass with `outcome` `compacted` or `short` and fewer tokens
+   * after than before counts toward the session's `compactionPasses` and `tokensRemovedTotal`.
+   * Does nothing for a session never written. A `passId` stored already changes nothing.
+   */
+  recordCompactionPass(sessionId: string, pass: NewCompactionPass): Promise<void>;
+  /**
+   * Stores assembly records in one write (records of sessions never written are skipped) and
+   * keeps only the newest `keepPerSession` of each session they touch.
+   */
+  recordAssemblies(
+    entries: ReadonlyArray<{ sessionId: string; record: NewAssemblyRecord }>,
+    keepPerSession: number,
+  ): Promise<void>;
+  /** Compaction passes, newest first: of one session, or of all when `sessionId` is absent. */
+  listCompactionPasses(query: { sessionId?: string; limit: number }): Promise<StoredCompactionPass[]>;
+  readCompactionPass(passId: string): Promise<StoredCompactionPass | undefined>;
+  /** A session's assembly records, newest first. */
+  listAssemblies(sessionId: string, limit: number): Promise<StoredAssemblyRecord[]>;
+  /** The session holding the summary `summaryId`, when one does. */
+  findSummarySession(summaryId: string): Promise<string | undefined>;
+  /** Deletes recorder records beyond the policy. Never deletes messages or summaries. */
+  pruneRecords(policy: RecordRetention): Promise<RetentionResult>;
+  /**
+   * Deletes one session completely: messages, summaries, view, records, search index entries.
+   * Only for an explicit user request. An unknown session deletes nothing and answers zeros.
+   */
+  deleteSession(sessionId: string): Promise<DeletedSession>;
+  /** Returns unused space to the file system (see `ReclaimMode`). Never on the request path. */
+  reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult>;
+  /** When upkeep (retention, reclaiming) last ran (epoch milliseconds), across processes. */
+  lastUpkeepAt(): Promise<number | undefined>;
+  setLastUpkeepAt(at: number): Promise<void>;
+  /**
+   * Summary preparation (`summary-jobs.ts` states its contract). Claims `job` for `lease.owner`:
+   * true when the owner now holds it (the job was new, released, or its lease had expired at
+   * `lease.now`); false when a lease still runs (the owner's own included), the job is completed
+   * already, or the session was never written.
+   */
+  claimSummaryJob(sessionId: string, job: SummaryJob, lease: SummaryLease): Promise<boolean>;
+  /**
+   * Stores the job's prepared summary and ends the lease, when `owner` still holds the job (also
+   * after its lease expired, as long as nobody took it over). False, storing nothing, otherwise.
+   */
+  completeSummaryJob(
+    sessionId: string,
+    chunkKey: string,
+    owner: string,
+    prepared: PreparedSummary,
+  ): Promise<boolean>;
+  /** Ends `owner`'s lease without a result, so that any worker may claim the job again. */
+  releaseSummaryJob(sessionId: string, chunkKey: string, owner: string): Promise<void>;
+  /** The session's jobs, by first position, with their prepared summaries. */
+  listSummaryJobs(sessionId: string): Promise<StoredSummaryJob[]>;
+  /** Deletes these jobs with their prepared summaries; returns how many there were. */
+  deleteSummaryJobs(sessionId: string, chunkKeys: readonly string[]): Promise<number>;
+  /**
+   * Records `tokens` as spent when the session's spend since `windowStart` plus them stays within
+   * `limitTokens`, in one transaction; the reservation's id, or undefined (nothing recorded) when
+   * it would not, or the session was never written.
+   */
+  reserveSummarySpend(sessionId: string, reservation: SpendReservation): Promise<string | undefined>;
+  /** Replaces a reservation's tokens by what the call took (0 when it was never made). */
+  settleSummarySpend(sessionId: string, reservationId: string, tokens: number): Promise<void>;
+  /** Records debt; does nothing for a session never written. */
+  recordSummaryDebt(sessionId: string, debt: SummaryDebt): Promise<void>;
+  /** The session's ledger sums over entries made at or after `since` (zeros when unknown). */
+  summarySpend(sessionId: string, since: number): Promise<SummarySpendTotals>;
   close(): Promise<void>;
 }

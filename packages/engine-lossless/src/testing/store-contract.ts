@@ -2,6 +2,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { LosslessStoreConflictError, LosslessStoreError } from "../errors.js";
 import type { ContextEdit, LosslessStore, NewStoredMessage, NewSummary } from "../store/store.js";
+import { runRecorderContractCases } from "./recorder-contract.js";
+import { runSearchContractCases } from "./search-contract.js";
+import { runSummaryJobContractCases } from "./summary-jobs-contract.js";
 
 /** A store under test, and how to get rid of it. */
 export interface StoreUnderTest {
@@ -306,6 +309,10 @@ export function runLosslessStoreContractSuite(
         );
       }),
     );
+
+    runRecorderContractCases(options.createStore);
+    runSummaryJobContractCases(options.createStore);
+    runSearchContractCases(options.createStore);
   });
 }
 

@@ -1,10 +1,20 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { type Static, Type } from "typebox";
+import { parseMessageLabel } from "../recall/message-text.js";
 import {
   type MessageDescription,
   recallDescribe,
   type SummaryDescription,
 } from "../recall/recall-describe.js";
+import {
+  outOfScope,
+  parentId,
+  parentTarget,
+  type RecallTarget,
+  requireParent,
+  splitRecallId,
+  summaryTarget,
+} from "./parent-recall.js";
 import { type RecallScope, requireStore } from "./recall-scope.js";
 
 const parameters = Type.Object({
@@ -13,7 +23,11 @@ const parameters = Type.Object({
 
 export type RecallDescribeParameters = Static<typeof parameters>;
 
-/** `recall_describe`: a summary's coverage, children, parent and anchors, or a message's facts. */
+/**
+ * `recall_describe`: a summary's coverage, children, parent and anchors, or a message's facts. A
+ * forked subagent describes its parent's summaries and messages by `parent:` ids (and bare summary
+ * ids it inherited from the parent), within its grant.
+ */
 export function createRecallDescribeTool(
   scope: RecallScope,
 ): AgentTool<typeof parameters, SummaryDescription | MessageDescription> {
@@ -25,9 +39,50 @@ export function createRecallDescribeTool(
       "commands and numbers with the messages they come from) or a message (which summaries cover it).",
     parameters,
     async execute(_toolCallId, params) {
-      const description = await recallDescribe(requireStore(scope), scope.sessionId, params.id);
-      return { content: [{ type: "text", text: formatDescription(description) }], details: description };
+      const { target, id } = await describeTarget(scope, params.id);
+      const found = await recallDescribe(target.store, target.sessionId, id);
+      const description = target.parent === undefined ? found : withParentIds(found);
+      const from =
+        target.parent === undefined ? "" : `From the parent conversation ${target.parent.sessionKey}:\n`;
+      return {
+        content: [{ type: "text", text: `${from}${formatDescription(description)}` }],
+        details: description,
+      };
     },
+  };
+}
+
+async function describeTarget(scope: RecallScope, id: string): Promise<{ target: RecallTarget; id: string }> {
+  const own: RecallTarget = { store: requireStore(scope), sessionId: scope.sessionId };
+  const split = splitRecallId(id);
+  if (split.id.startsWith("sum_")) {
+    const { target, summaryId } = await summaryTarget(scope, own, id);
+    return { target, id: summaryId };
+  }
+  if (!split.fromParent) return { target: own, id: split.id };
+  const parent = requireParent(scope);
+  const seq = parseMessageLabel(split.id);
+  if (seq !== undefined && seq > parent.maxSeq) throw outOfScope(parent, seq);
+  return { target: parentTarget(parent), id: split.id };
+}
+
+/** Every id in a parent's description, written `parent:…`. */
+function withParentIds(
+  description: SummaryDescription | MessageDescription,
+): SummaryDescription | MessageDescription {
+  if (description.kind === "message") {
+    return {
+      ...description,
+      id: parentId(description.id),
+      summarizedBy: description.summarizedBy.map(parentId),
+    };
+  }
+  return {
+    ...description,
+    id: parentId(description.id),
+    children: description.children.map(parentId),
+    parent: description.parent === undefined ? undefined : parentId(description.parent),
+    anchors: description.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(parentId) })),
   };
 }
 

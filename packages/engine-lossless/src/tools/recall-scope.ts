@@ -1,6 +1,7 @@
 /**
- * What the recall tools are bound to: one session of one engine's store. Tools are made per
- * session (`LosslessEngine.tools`) because a tool call carries no session of its own.
+ * What the recall tools are bound to: one session of one engine's store, and, for a forked
+ * subagent, the parent's history its grant lets it read. Tools are made per session
+ * (`LosslessEngine.tools`) because a tool call carries no session of its own.
  */
 import type { TokenCounter } from "@clew/core";
 import type { LosslessStore } from "../store/store.js";
@@ -10,6 +11,23 @@ export interface RecallScope {
   /** The store, or undefined when it is unusable; the tools then fail with a clear error. */
   store: () => LosslessStore | undefined;
   counter: TokenCounter;
+  /**
+   * The parent's history as this session may read it now. Throws `ParentRecallError` when it may
+   * not (refusal `no-grant` for sessions that are not forked subagents). Absent: never readable.
+   */
+  parent?: () => ParentHistory;
+}
+
+/** A parent conversation a forked subagent may read, up to the newest message at its spawn. */
+export interface ParentHistory {
+  sessionId: string;
+  sessionKey: string;
+  /** The newest readable parent message (`m<maxSeq>`). */
+  maxSeq: number;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  /** Reads of the parent session, limited to the grant's scope; everything else throws. */
+  store: LosslessStore;
 }
 
 /** @throws Error saying recall is unavailable when the store cannot be used. */

@@ -2,7 +2,9 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { type Static, Type } from "typebox";
 import { isoTime } from "../recall/message-text.js";
 import { type RecallHit, recallSearch } from "../recall/recall-search.js";
-import { type RecallScope, requireStore } from "./recall-scope.js";
+import { ParentRecallError } from "../subagents/parent-recall-error.js";
+import { parentAccessNote, parentId, parentIfGranted } from "./parent-recall.js";
+import { type ParentHistory, type RecallScope, requireStore } from "./recall-scope.js";
 
 const DEFAULT_LIMIT = 8;
 
@@ -15,13 +17,22 @@ const parameters = Type.Object({
 
 export type RecallSearchParameters = Static<typeof parameters>;
 
+/** A hit with the conversation it comes from; parent hits carry `parent:` ids. */
+export interface SessionRecallHit extends RecallHit {
+  session: "current" | "parent";
+}
+
 export interface RecallSearchDetails {
-  hits: RecallHit[];
+  hits: SessionRecallHit[];
+  /** Why the parent conversation was not searched, for a subagent whose access ended or expired. */
+  parentRefusal?: string;
 }
 
 /**
  * `recall_search`: finds earlier messages and summaries of this conversation (BM25 over message
  * text, summary text and anchors, fused by rank). Returns ids for recall_read and recall_describe.
+ * A forked subagent's search also covers its parent's history within its grant, labelled so; once
+ * the grant ended or expired, the answer says so and covers the subagent's own history only.
  */
 export function createRecallSearchTool(
   scope: RecallScope,
@@ -31,24 +42,54 @@ export function createRecallSearchTool(
     label: "Recall search",
     description:
       "Search the whole stored history of this conversation, including parts shown only as summaries. " +
-      "Returns message ids (m12) and summary ids (sum_…) with snippets; read them with recall_read.",
+      `Returns message ids (m12) and summary ids (sum_…) with snippets; read them with recall_read.${parentAccessNote(scope)}`,
     parameters,
     async execute(_toolCallId, params) {
-      const hits = await recallSearch(
-        requireStore(scope),
-        scope.sessionId,
-        params.query,
-        params.limit ?? DEFAULT_LIMIT,
-      );
-      return { content: [{ type: "text", text: formatHits(params.query, hits) }], details: { hits } };
+      const limit = params.limit ?? DEFAULT_LIMIT;
+      const own = await recallSearch(requireStore(scope), scope.sessionId, params.query, limit);
+      const parent = parentIfGranted(scope);
+      const hits: SessionRecallHit[] = own.map((hit) => ({ ...hit, session: "current" }));
+      if (parent !== undefined && !(parent instanceof ParentRecallError))
+        hits.push(...(await searchParent(parent, params.query, limit)));
+      hits.sort((left, right) => right.score - left.score);
+      const top = hits.slice(0, limit);
+      const refusal = parent instanceof ParentRecallError ? parent.message : undefined;
+      const text = formatHits(params.query, top, parent instanceof ParentRecallError ? undefined : parent);
+      return {
+        content: [{ type: "text", text: refusal === undefined ? text : `${text}\n(${refusal}.)` }],
+        details: { hits: top, ...(refusal === undefined ? {} : { parentRefusal: refusal }) },
+      };
     },
   };
 }
 
-function formatHits(query: string, hits: readonly RecallHit[]): string {
+async function searchParent(
+  parent: ParentHistory,
+  query: string,
+  limit: number,
+): Promise<SessionRecallHit[]> {
+  const hits = await recallSearch(parent.store, parent.sessionId, query, limit);
+  return hits.map((hit) => ({
+    ...hit,
+    id: parentId(hit.id),
+    session: "parent",
+    ...(hit.anchors === undefined
+      ? {}
+      : {
+          anchors: hit.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(parentId) })),
+        }),
+  }));
+}
+
+function formatHits(
+  query: string,
+  hits: readonly SessionRecallHit[],
+  parent: ParentHistory | undefined,
+): string {
   if (hits.length === 0) return `No stored message or summary matches "${query}".`;
   const lines = hits.map((hit, index) => {
-    const what = hit.kind === "message" ? `message, ${hit.role ?? "?"}` : "summary";
+    const kind = hit.kind === "message" ? `message, ${hit.role ?? "?"}` : "summary";
+    const what = hit.session === "parent" ? `parent conversation ${parent?.sessionKey ?? ""}, ${kind}` : kind;
     const anchors =
       hit.anchors === undefined
         ? ""

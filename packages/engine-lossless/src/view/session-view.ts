@@ -43,6 +43,10 @@ export class SessionView {
   readonly assembled: AgentMessage[] = [];
   readonly assembledItems: ViewItem[] = [];
   assembledTokens = 0;
+  /** Seqs of the raw messages in `assembledItems`. */
+  private readonly rawSeqs = new Set<number>();
+  /** `rawBefore[i]`: raw messages among `assembledItems[0..i)`, so a prefix is counted in O(1). */
+  private readonly rawBefore: number[] = [0];
   /** `messageKey` of the newest stored messages, newest last. */
   private readonly recent: string[] = [];
   private openCallIds = new Set<string>();
@@ -84,6 +88,8 @@ export class SessionView {
       this.assembled.push(full.message);
       this.assembledItems.push(full);
       this.assembledTokens += full.tokens;
+      if (full.ref.kind === "message") this.rawSeqs.add(full.ref.seq);
+      this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (full.ref.kind === "message" ? 1 : 0));
     }
     if (full.ref.kind === "message") {
       this.recent.push(messageKey(full.message));
@@ -94,6 +100,47 @@ export class SessionView {
   /** Whether `message` is one of the newest stored messages (see `messageKey`). */
   isRecentlyStored(message: AgentMessage): boolean {
     return this.recent.includes(messageKey(message));
+  }
+
+  /**
+   * Whether the message with `seq` is raw in `assembledItems` at index `from` or later. Raw seqs
+   * grow with position (compaction only replaces runs), so the first raw item from `from` bounds it.
+   */
+  hasRawFrom(seq: number, from: number): boolean {
+    if (!this.rawSeqs.has(seq)) return false;
+    for (let index = from; index < this.assembledItems.length; index++) {
+      const ref = (this.assembledItems[index] as ViewItem).ref;
+      if (ref.kind === "message") return seq >= ref.seq;
+    }
+    return false;
+  }
+
+  /**
+   * What `assembledItems[0..end)` holds: raw messages (with the seqs of the first and last) and
+   * summaries. Constant time but for a walk back over the summaries just before `end`, so leaving
+   * out the old part of a long view costs nothing per item.
+   */
+  prefixTally(end: number): { messages: number; summaries: number; firstSeq?: number; lastSeq?: number } {
+    const messages = this.rawBefore[end] ?? 0;
+    const tally: { messages: number; summaries: number; firstSeq?: number; lastSeq?: number } = {
+      messages,
+      summaries: end - messages,
+    };
+    if (messages === 0) return tally;
+    for (let index = end - 1; index >= 0; index--) {
+      const ref = (this.assembledItems[index] as ViewItem).ref;
+      if (ref.kind === "message") {
+        tally.lastSeq = ref.seq;
+        break;
+      }
+    }
+    for (const item of this.assembledItems) {
+      if (item.ref.kind === "message") {
+        tally.firstSeq = item.ref.seq;
+        break;
+      }
+    }
+    return tally;
   }
 
   get hasMessages(): boolean {

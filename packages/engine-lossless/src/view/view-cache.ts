@@ -38,7 +38,16 @@ export class ViewCache {
     items: ReadonlyArray<Omit<ViewItem, "startsGroup" | "orphan">>,
   ) {
     const cached = this.views.get(sessionId);
-    if (cached === undefined) return;
+    if (cached === undefined) {
+      // The first write of a session (a bootstrap import): the items are the whole view, so the
+      // next read need not load and parse it back from the store.
+      if (viewVersion === 1 && items.length > 0) {
+        const view = new SessionView(viewVersion);
+        for (const item of items) view.push(item);
+        this.touch(sessionId, view);
+      }
+      return;
+    }
     if (items.length === 0 && cached.version === viewVersion) return;
     if (cached.version + 1 !== viewVersion) {
       this.views.delete(sessionId);

@@ -1,14 +1,20 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type ClewConfig,
   type ContextEngineHostDescriptor,
+  type ContextEngineRegistry,
   configPath,
   createContextEngineRegistry,
   embeddedHostDescriptor,
+  selectContextEngine,
   silentLogger,
 } from "@clew/core";
-import { loadPlugins } from "../plugin-loader.js";
+import { loadPlugins, type PluginLoadReport } from "../plugin-loader.js";
 import { checkConfig } from "./check-config.js";
 import { checkContextEngine } from "./check-context-engine.js";
+import { checkLosslessStores, type LosslessStoreReader } from "./check-lossless-store.js";
 import { checkMemorySlot } from "./check-memory-slot.js";
 import { checkPlugins } from "./check-plugins.js";
 import { checkSessionStores } from "./check-session-stores.js";
@@ -29,6 +35,8 @@ export interface RunDoctorOptions {
   factoryTimeoutMs?: number;
   hostName?: string;
   isProcessAlive?: (pid: number) => boolean;
+  /** Reads a lossless store's sessions and messages (read-only) for its doctor line. */
+  readLosslessStore?: LosslessStoreReader;
 }
 
 export interface DoctorReport {
@@ -78,16 +86,39 @@ async function checkPluginsAndSlots(
     ...(options.registerTimeoutMs === undefined ? {} : { registerTimeoutMs: options.registerTimeoutMs }),
   });
   const probes = new Map<string, EngineProbe>();
+  // Engines that keep state in their agent folder get a scratch one: a probe must not create or
+  // migrate anything in the agents' real folders.
+  const scratchAgentDir = await mkdtemp(join(tmpdir(), "clew-doctor-agent-"));
   const probe = async (engineId: string): Promise<EngineProbe> => {
     const known = probes.get(engineId);
     if (known !== undefined) return known;
     const result = await probeContextEngine(registry, engineId, {
       config,
+      agentDir: scratchAgentDir,
       ...(options.factoryTimeoutMs === undefined ? {} : { timeoutMs: options.factoryTimeoutMs }),
     });
     probes.set(engineId, result);
     return result;
   };
+  try {
+    return await engineAndStoreChecks({ config, configFile, options, registry, report, probe, probes });
+  } finally {
+    await rm(scratchAgentDir, { recursive: true, force: true });
+  }
+}
+
+interface EngineCheckInput {
+  config: ClewConfig;
+  configFile: string;
+  options: RunDoctorOptions;
+  registry: ContextEngineRegistry;
+  report: PluginLoadReport;
+  probe: (engineId: string) => Promise<EngineProbe>;
+  probes: Map<string, EngineProbe>;
+}
+
+async function engineAndStoreChecks(input: EngineCheckInput): Promise<DoctorCheck[]> {
+  const { config, configFile, options, registry, report, probe, probes } = input;
   for (const plugin of report.plugins) {
     for (const engineId of plugin.contextEngineIds) await probe(engineId);
   }
@@ -100,5 +131,10 @@ async function checkPluginsAndSlots(
     ...checkPlugins({ home: options.home, report, probes, configFile }),
     ...(await checkContextEngine({ config, configFile, registry, report, probe, host, gateway })),
     checkMemorySlot(config, report, configFile),
+    ...(await checkLosslessStores({
+      home: options.home,
+      selectedEngineId: selectContextEngine(config, registry).selectedId,
+      ...(options.readLosslessStore === undefined ? {} : { readTotals: options.readLosslessStore }),
+    })),
   ];
 }

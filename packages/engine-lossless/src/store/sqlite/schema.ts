@@ -5,11 +5,14 @@
  *
  * Text is stored once. A message's text lives only inside its JSON; the full-text indexes are
  * FTS5 external-content tables whose content is a view that extracts the text from that JSON with
- * SQLite's JSON functions, so the index holds tokens, not a second copy. Raw items of the context
- * view read their JSON from `messages` through a join; only rendered summaries are kept in
- * `context_items.json`.
+ * SQLite's JSON functions, so the index holds tokens, not a second copy; messages are added to it
+ * after the write that stores them (`search-index.ts`). Raw items of the context view read their
+ * JSON from `messages` through a join; only rendered summaries are kept in `context_items.json`.
  */
 import type Database from "better-sqlite3";
+import { SUMMARY_JOBS_MIGRATION } from "./job-schema.js";
+import { RECORDER_MIGRATION } from "./recorder-schema.js";
+import { SEARCH_INDEX_MIGRATION } from "./search-index.js";
 
 const TOKENIZER = "porter unicode61 remove_diacritics 2";
 
@@ -105,6 +108,12 @@ const MIGRATIONS: readonly string[] = [
     CHECK ((message_id IS NULL) <> (summary_id IS NULL))
   ) WITHOUT ROWID;
   `,
+  // Flight recorder and upkeep (compaction passes, assemblies, lifetime totals, store_meta).
+  RECORDER_MIGRATION,
+  // Deferred message indexing (search-index.ts): the indexed-up-to watermark and its delete trigger.
+  SEARCH_INDEX_MIGRATION,
+  // Summary preparation (job-schema.ts): leased jobs with prepared summaries, the spend ledger.
+  SUMMARY_JOBS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -119,18 +128,22 @@ export function configureConnection(database: Database.Database): void {
   // A compaction writes many pages in one transaction; without a limit the WAL file keeps that
   // size on disk after every checkpoint.
   database.pragma("journal_size_limit = 8388608");
+  // Checkpoints (two fsyncs each) are done in the background once a burst of writes is over
+  // (search-index.ts); SQLite's own, inside a commit, is only the backstop for a WAL past 64 MB.
+  database.pragma("wal_autocheckpoint = 16384");
 }
 
 /**
- * Applies the migrations the database lacks. Throws when the database is newer than this code
- * (opening it would risk writing rows an older schema does not understand).
+ * Applies the migrations the database lacks, up to `target` (the latest unless a test builds an
+ * older database). Throws when the database is newer than this code (opening it would risk
+ * writing rows an older schema does not understand).
  */
-export function migrate(database: Database.Database): void {
+export function migrate(database: Database.Database, target: number = SCHEMA_VERSION): void {
   const current = Number(database.pragma("user_version", { simple: true }));
   if (current > SCHEMA_VERSION) {
     throw new Error(`database schema version ${current} is newer than this engine's ${SCHEMA_VERSION}`);
   }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
+  for (let version = current; version < Math.min(target, SCHEMA_VERSION); version++) {
     const step = MIGRATIONS[version] ?? "";
     database.transaction(() => {
       database.exec(step);

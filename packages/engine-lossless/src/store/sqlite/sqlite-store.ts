@@ -7,6 +7,20 @@ import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { LosslessStoreConflictError, LosslessStoreError } from "../../errors.js";
 import type {
+  DeletedSession,
+  NewAssemblyRecord,
+  NewCompactionPass,
+  ReclaimMode,
+  ReclaimResult,
+  RecordRetention,
+  RetentionResult,
+  SessionReport,
+  StoredAssemblyRecord,
+  StoredCompactionPass,
+  StoredSessionInfo,
+  StoreTotals,
+} from "../records.js";
+import type {
   AppendMessagesResult,
   CompactionWrite,
   ContextEdit,
@@ -21,6 +35,15 @@ import type {
   StoredMessage,
   StoredSummary,
 } from "../store.js";
+import type {
+  PreparedSummary,
+  SpendReservation,
+  StoredSummaryJob,
+  SummaryDebt,
+  SummaryJob,
+  SummaryLease,
+  SummarySpendTotals,
+} from "../summary-jobs.js";
 import { matchExpression } from "./match-expression.js";
 import {
   type ContextItemRow,
@@ -32,11 +55,19 @@ import {
   toStoredSummary,
 } from "./rows.js";
 import { configureConnection, migrate } from "./schema.js";
+import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
+import { SqliteRecorder } from "./sqlite-recorder.js";
+import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import { prepareStatements, type Statements } from "./statements.js";
 
 export interface SqliteStoreOptions {
   /** Epoch milliseconds for `created_at` of new sessions. Defaults to `Date.now`. */
   now?: () => number;
+  /**
+   * How long after a write new messages are indexed for search in the background (ms; default
+   * 50), or `false` to index them only when a search needs them. Searches are complete either way.
+   */
+  backgroundIndexDelayMs?: number | false;
 }
 
 interface SessionRow {
@@ -55,9 +86,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let database: Database.Database | undefined;
   try {
     database = new Database(path);
+    // Only a new file takes this (it must precede WAL); it lets upkeep free pages in small steps.
+    database.pragma("auto_vacuum = INCREMENTAL");
     configureConnection(database);
     migrate(database);
-    return new SqliteLosslessStore(database, path, options.now ?? Date.now);
+    return new SqliteLosslessStore(database, path, options.now ?? Date.now, options.backgroundIndexDelayMs);
   } catch (error) {
     database?.close();
     throw new LosslessStoreError("open", path, error);
@@ -67,27 +100,43 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 export class SqliteLosslessStore implements LosslessStore {
   readonly kind = "sqlite";
   private readonly statements: Statements;
+  private readonly recorder: SqliteRecorder;
+  private readonly jobs: SqliteSummaryJobs;
+  private readonly searchIndex: MessageSearchIndex;
   private closed = false;
 
   constructor(
     private readonly database: Database.Database,
     private readonly path: string,
     private readonly now: () => number,
+    backgroundIndexDelayMs: number | false = DEFAULT_SEARCH_INDEX_OPTIONS.backgroundDelayMs,
   ) {
     this.statements = prepareStatements(database);
+    this.recorder = new SqliteRecorder(database, () => fileBytes(path));
+    this.jobs = new SqliteSummaryJobs(database);
+    this.searchIndex = new MessageSearchIndex(database, {
+      ...DEFAULT_SEARCH_INDEX_OPTIONS,
+      backgroundDelayMs: backgroundIndexDelayMs,
+      path: path === ":memory:" || path === "" ? undefined : path,
+    });
+    // Messages a crash (or a close before the background step) left unindexed.
+    if (this.searchIndex.pendingCount() > 0) this.searchIndex.schedule();
+  }
+
+  /** Messages stored but not yet in the full-text index (searches index them first). */
+  pendingIndexCount(): number {
+    return this.run("pendingIndexCount", () => this.searchIndex.pendingCount());
   }
 
   async appendMessages(
     sessionId: string,
     messages: readonly NewStoredMessage[],
   ): Promise<AppendMessagesResult> {
-    return this.run("appendMessages", () =>
+    const result = this.run("appendMessages", () =>
       this.database.transaction(() => {
         const session = this.ensureSession(sessionId);
         let seq = session.next_seq;
         let position = session.next_position;
-        let firstRowId: number | bigint | undefined;
-        let lastRowId: number | bigint = 0;
         const inserted: AppendMessagesResult["inserted"] = [];
         messages.forEach((message, index) => {
           const result = this.statements.insertMessage.run(
@@ -100,20 +149,20 @@ export class SqliteLosslessStore implements LosslessStore {
             message.json,
           );
           if (result.changes === 0) return;
-          firstRowId ??= result.lastInsertRowid;
-          lastRowId = result.lastInsertRowid;
           this.statements.insertMessageItem.run(session.id, position, result.lastInsertRowid, message.tokens);
           inserted.push({ index, seq, position });
           seq += 1;
           position += 1;
         });
-        if (firstRowId === undefined) return { inserted, viewVersion: session.view_version };
-        this.statements.indexMessages.run(firstRowId, lastRowId);
+        if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
         const viewVersion = session.view_version + 1;
         this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
         return { inserted, viewVersion };
       })(),
     );
+    // Indexing is left out of the write: it costs more than the insert (see search-index.ts).
+    if (result.inserted.length > 0) this.searchIndex.afterWrite(result.inserted.length);
+    return result;
   }
 
   async applyCompaction(sessionId: string, write: CompactionWrite): Promise<{ viewVersion: number }> {
@@ -123,6 +172,7 @@ export class SqliteLosslessStore implements LosslessStore {
         if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
         for (const summary of write.summaries) this.insertSummary(session.id, summary);
         for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
+        if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
         this.statements.bumpViewVersion.run(session.id);
         return { viewVersion: session.view_version + 1 };
       })(),
@@ -216,6 +266,7 @@ export class SqliteLosslessStore implements LosslessStore {
       const expression = matchExpression(terms);
       const session = this.findSession(sessionId);
       if (expression === undefined || session === undefined) return [];
+      this.searchIndex.catchUp();
       const rows = this.statements.searchMessages.all(expression, session.id, limit) as Array<{
         key: number;
         rank: number;
@@ -242,25 +293,129 @@ export class SqliteLosslessStore implements LosslessStore {
     });
   }
 
-  async sizeOnDisk(): Promise<number> {
-    return this.run("sizeOnDisk", () => {
-      if (this.path === ":memory:" || this.path === "") return 0;
-      let total = 0;
-      for (const suffix of ["", "-wal", "-shm"]) {
-        try {
-          total += statSync(`${this.path}${suffix}`).size;
-        } catch {
-          // The WAL and shared-memory files exist only while the database is open in WAL mode.
-        }
-      }
-      return total;
+  async settle(): Promise<void> {
+    this.run("settle", () => {
+      this.searchIndex.catchUp();
+      this.searchIndex.truncateWalIfLarge();
     });
+  }
+
+  async sizeOnDisk(): Promise<number> {
+    return this.run("sizeOnDisk", () => fileBytes(this.path));
+  }
+
+  async sessionReport(sessionId: string): Promise<SessionReport> {
+    return this.run("sessionReport", () => this.recorder.sessionReport(sessionId));
+  }
+
+  async storeTotals(): Promise<StoreTotals> {
+    return this.run("storeTotals", () => this.recorder.storeTotals());
+  }
+
+  async listSessions(): Promise<StoredSessionInfo[]> {
+    return this.run("listSessions", () => this.recorder.listSessions());
+  }
+
+  async recordCompactionPass(sessionId: string, pass: NewCompactionPass): Promise<void> {
+    this.run("recordCompactionPass", () => this.recorder.recordCompactionPass(sessionId, pass));
+  }
+
+  async recordAssemblies(
+    entries: ReadonlyArray<{ sessionId: string; record: NewAssemblyRecord }>,
+    keepPerSession: number,
+  ): Promise<void> {
+    this.run("recordAssemblies", () => this.recorder.recordAssemblies(entries, keepPerSession));
+  }
+
+  async listCompactionPasses(query: { sessionId?: string; limit: number }): Promise<StoredCompactionPass[]> {
+    return this.run("listCompactionPasses", () => this.recorder.listCompactionPasses(query));
+  }
+
+  async readCompactionPass(passId: string): Promise<StoredCompactionPass | undefined> {
+    return this.run("readCompactionPass", () => this.recorder.readCompactionPass(passId));
+  }
+
+  async listAssemblies(sessionId: string, limit: number): Promise<StoredAssemblyRecord[]> {
+    return this.run("listAssemblies", () => this.recorder.listAssemblies(sessionId, limit));
+  }
+
+  async findSummarySession(summaryId: string): Promise<string | undefined> {
+    return this.run("findSummarySession", () => this.recorder.findSummarySession(summaryId));
+  }
+
+  async pruneRecords(policy: RecordRetention): Promise<RetentionResult> {
+    return this.run("pruneRecords", () => this.recorder.pruneRecords(policy));
+  }
+
+  async deleteSession(sessionId: string): Promise<DeletedSession> {
+    return this.run("deleteSession", () =>
+      // The deletion unindexes the session's messages, so every one of them must be indexed.
+      this.database.transaction(() => {
+        this.searchIndex.catchUp();
+        return this.recorder.deleteSession(sessionId);
+      })(),
+    );
+  }
+
+  async reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult> {
+    return this.run("reclaimSpace", () => this.recorder.reclaimSpace(mode));
+  }
+
+  async lastUpkeepAt(): Promise<number | undefined> {
+    return this.run("lastUpkeepAt", () => this.recorder.lastUpkeepAt());
+  }
+
+  async setLastUpkeepAt(at: number): Promise<void> {
+    this.run("setLastUpkeepAt", () => this.recorder.setLastUpkeepAt(at));
+  }
+
+  async claimSummaryJob(sessionId: string, job: SummaryJob, lease: SummaryLease): Promise<boolean> {
+    return this.run("claimSummaryJob", () => this.jobs.claim(sessionId, job, lease));
+  }
+
+  async completeSummaryJob(
+    sessionId: string,
+    chunkKey: string,
+    owner: string,
+    prepared: PreparedSummary,
+  ): Promise<boolean> {
+    return this.run("completeSummaryJob", () => this.jobs.complete(sessionId, chunkKey, owner, prepared));
+  }
+
+  async releaseSummaryJob(sessionId: string, chunkKey: string, owner: string): Promise<void> {
+    this.run("releaseSummaryJob", () => this.jobs.release(sessionId, chunkKey, owner));
+  }
+
+  async listSummaryJobs(sessionId: string): Promise<StoredSummaryJob[]> {
+    return this.run("listSummaryJobs", () => this.jobs.list(sessionId));
+  }
+
+  async deleteSummaryJobs(sessionId: string, chunkKeys: readonly string[]): Promise<number> {
+    return this.run("deleteSummaryJobs", () => this.jobs.delete(sessionId, chunkKeys));
+  }
+
+  async reserveSummarySpend(sessionId: string, reservation: SpendReservation): Promise<string | undefined> {
+    return this.run("reserveSummarySpend", () => this.jobs.reserve(sessionId, reservation));
+  }
+
+  async settleSummarySpend(sessionId: string, reservationId: string, tokens: number): Promise<void> {
+    this.run("settleSummarySpend", () => this.jobs.settle(sessionId, reservationId, tokens));
+  }
+
+  async recordSummaryDebt(sessionId: string, debt: SummaryDebt): Promise<void> {
+    this.run("recordSummaryDebt", () => this.jobs.recordDebt(sessionId, debt));
+  }
+
+  async summarySpend(sessionId: string, since: number): Promise<SummarySpendTotals> {
+    return this.run("summarySpend", () => this.jobs.totals(sessionId, since));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.searchIndex.stop();
     try {
+      this.searchIndex.truncateWal();
       this.database.close();
     } catch (error) {
       throw new LosslessStoreError("close", this.path, error);
@@ -351,6 +506,20 @@ export class SqliteLosslessStore implements LosslessStore {
     this.statements.deleteItemsBetween.run(sessionRef, first.position, last.position);
     this.statements.insertSummaryItem.run(sessionRef, first.position, summaryRow.id, edit.tokens, edit.json);
   }
+}
+
+/** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
+function fileBytes(path: string): number {
+  if (path === ":memory:" || path === "") return 0;
+  let total = 0;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      total += statSync(`${path}${suffix}`).size;
+    } catch {
+      // The WAL and shared-memory files exist only while the database is open in WAL mode.
+    }
+  }
+  return total;
 }
 
 function sameRef(row: { seq: number | null; summary_id: string | null }, ref: ContextItemRef): boolean {

@@ -12,8 +12,6 @@ const SQL = {
   bumpViewVersion: "UPDATE sessions SET view_version = view_version + 1 WHERE id = ?",
   insertMessage: `INSERT INTO messages (session_ref, seq, identity, role, created_at, tokens, json)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity) DO NOTHING`,
-  indexMessages:
-    "INSERT INTO messages_fts (rowid, text) SELECT id, text FROM message_text WHERE id BETWEEN ? AND ?",
   insertMessageItem:
     "INSERT INTO context_items (session_ref, position, message_id, tokens) VALUES (?, ?, ?, ?)",
   insertSummary: `INSERT INTO summaries (summary_id, session_ref, kind, depth, content, tokens, first_seq, last_seq,

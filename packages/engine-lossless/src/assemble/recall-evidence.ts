@@ -1,0 +1,155 @@
+/**
+ * Query-aware assembly: earlier messages that match the pending user turn, verbatim, in one block
+ * placed after the stable part of the context (the host appends the pending turn right after it).
+ * The stable part is what the provider caches; the block changes with every prompt, so it goes
+ * last and never shifts the cached prefix.
+ *
+ * The block only repeats stored messages (nothing is invented), never one that is already raw in
+ * the context, and never goes over its room: it is counted with the engine's counter once built,
+ * and the lowest-ranked message is dropped until it fits.
+ */
+import type { AgentMessage, TokenCounter } from "@clew/core";
+import { readingBody, readingHeader } from "../recall/message-text.js";
+import { queryWords } from "../recall/query-words.js";
+import type { LosslessStore, SearchHit, StoredMessage } from "../store/store.js";
+
+/** Search words taken from the prompt. */
+const MAX_QUERY_WORDS = 12;
+/** Ranked candidates read from the full-text index. */
+const CANDIDATES = 40;
+/** Below this room a block would hold nothing useful. */
+const MIN_ROOM_TOKENS = 48;
+/** A header line per message, counted ahead of the exact count. */
+const HEADER_TOKENS = 20;
+
+const BLOCK_MARK = "[Recalled context]";
+const BLOCK_INTRO =
+  `${BLOCK_MARK} Earlier messages of this conversation that match the request below, repeated ` +
+  "verbatim for reference, oldest first. They are not new input.";
+
+/**
+ * Whether `message` is an evidence block: it belongs to one request only (the next turn's context
+ * does not repeat it), which is why prefix-stability checks leave it out.
+ */
+export function isRecalledContext(message: AgentMessage): boolean {
+  const record = message as unknown as Record<string, unknown>;
+  return (
+    record.role === "user" && typeof record.content === "string" && record.content.startsWith(BLOCK_MARK)
+  );
+}
+
+export interface EvidenceRequest {
+  store: LosslessStore;
+  sessionId: string;
+  /** The pending user turn's text. */
+  query: string;
+  /** Whether the message with this seq is already raw in the assembled context. */
+  inContext: (seq: number) => boolean;
+  /** Most tokens the block may take. */
+  roomTokens: number;
+  counter: TokenCounter;
+}
+
+export interface RecalledEvidence {
+  message: AgentMessage;
+  tokens: number;
+  /** Seqs of the messages in the block, oldest first. */
+  seqs: number[];
+}
+
+/** The evidence block for `request`, or undefined when nothing matches or nothing fits. */
+export async function recallEvidence(request: EvidenceRequest): Promise<RecalledEvidence | undefined> {
+  if (request.roomTokens < MIN_ROOM_TOKENS) return undefined;
+  const words = queryWords(request.query, MAX_QUERY_WORDS);
+  if (words.length === 0) return undefined;
+  const hits = await request.store.searchMessages(request.sessionId, words, CANDIDATES);
+  if (hits.length === 0) return undefined;
+  const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
+  const stored = await request.store.readMessages(request.sessionId, [...new Set(around)]);
+  const bySeq = new Map(stored.map((message) => [message.seq, message]));
+  const units = rankUnits(hits, bySeq, request.inContext);
+  const chosen = chooseByRank(units, request.roomTokens);
+  while (chosen.length > 0) {
+    const evidence = renderBlock(chosen.flat(), request.counter);
+    if (evidence.tokens <= request.roomTokens) return evidence;
+    chosen.pop();
+  }
+  return undefined;
+}
+
+/**
+ * A hit with the message it belongs with: a user message and the reply after it, or a reply and
+ * the user message before it (a question is answered in its reply, and a reply only makes sense
+ * with its question). Units are scored by the sum of their messages' scores, so an exchange that
+ * matches on both sides ranks first, and listed best first without messages already in context.
+ */
+function rankUnits(
+  hits: ReadonlyArray<SearchHit<number>>,
+  bySeq: ReadonlyMap<number, StoredMessage>,
+  inContext: (seq: number) => boolean,
+): StoredMessage[][] {
+  const units = new Map<number, { score: number; seqs: number[]; order: number }>();
+  for (const [order, hit] of hits.entries()) {
+    const message = bySeq.get(hit.key);
+    if (message === undefined) continue;
+    const partnerSeq = message.role === "user" ? hit.key + 1 : hit.key - 1;
+    const partner = bySeq.get(partnerSeq);
+    const pairs = partner !== undefined && isPartner(message, partner);
+    const seqs = pairs ? [Math.min(hit.key, partnerSeq), Math.max(hit.key, partnerSeq)] : [hit.key];
+    const start = seqs[0] as number;
+    const unit = units.get(start) ?? { score: 0, seqs, order };
+    unit.score += Math.max(0, hit.score);
+    units.set(start, unit);
+  }
+  return [...units.values()]
+    .sort((left, right) => right.score - left.score || left.order - right.order)
+    .map((unit) =>
+      unit.seqs
+        .filter((seq) => !inContext(seq))
+        .map((seq) => bySeq.get(seq))
+        .filter((message): message is StoredMessage => message !== undefined),
+    )
+    .filter((unit) => unit.length > 0);
+}
+
+/** A user message and the assistant reply right after it (tool results stand alone). */
+function isPartner(message: StoredMessage, partner: StoredMessage): boolean {
+  const roles = new Set([message.role, partner.role]);
+  return (
+    roles.has("user") && roles.has("assistant") && (message.role === "user") === partner.seq > message.seq
+  );
+}
+
+/** The best-ranked units whose estimated size fits the room, best first. */
+function chooseByRank(units: readonly StoredMessage[][], room: number): StoredMessage[][] {
+  let used = Math.ceil(BLOCK_INTRO.length / 3);
+  const chosen: StoredMessage[][] = [];
+  const taken = new Set<number>();
+  for (const unit of units) {
+    const fresh = unit.filter((message) => !taken.has(message.seq));
+    const cost = fresh.reduce((sum, message) => sum + message.tokens + HEADER_TOKENS, 0);
+    if (fresh.length === 0 || used + cost > room) continue;
+    used += cost;
+    for (const message of fresh) taken.add(message.seq);
+    chosen.push(fresh);
+  }
+  return chosen;
+}
+
+function renderBlock(chosen: readonly StoredMessage[], counter: TokenCounter): RecalledEvidence {
+  const inOrder = [...chosen].sort((left, right) => left.seq - right.seq);
+  const sections = inOrder.map((stored) => {
+    const body = readingBody(JSON.parse(stored.json) as AgentMessage);
+    return `${readingHeader(stored.seq, stored.role, stored.createdAt)}\n${body}`;
+  });
+  const message: AgentMessage = {
+    role: "user",
+    content: [BLOCK_INTRO, ...sections].join("\n\n"),
+    timestamp: 0,
+  };
+  return {
+    message,
+    tokens: counter.countMessage(message),
+    seqs: inOrder.map((stored) => stored.seq),
+  };
+}

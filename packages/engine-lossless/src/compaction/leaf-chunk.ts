@@ -1,0 +1,81 @@
+/**
+ * What a leaf chunk is, shared by compaction and by summary preparation so that a summary
+ * prepared in the background is the summary compaction would make for the same chunk: the
+ * smallest chunk worth a summary, the summary's cap, the chunk's key, and the node a prepared
+ * summary stands for.
+ */
+import { createHash } from "node:crypto";
+import type { AgentMessage } from "@clew/core";
+import type { PreparedSummary } from "../store/store.js";
+import type { ViewItem } from "../view/session-view.js";
+import type { BuiltNode } from "./build-node.js";
+
+/** Leaf chunks smaller than this are left for condensing: a summary would barely be smaller. */
+export const MIN_LEAF_CHUNK_TOKENS = 400;
+/** A leaf summary's cap as a share of its chunk. */
+const LEAF_RATIO = 0.35;
+
+/** The most tokens a leaf summary over `chunkTokens` may take. */
+export function leafCap(leafTargetTokens: number, chunkTokens: number): number {
+  return Math.min(leafTargetTokens, Math.floor(chunkTokens * LEAF_RATIO));
+}
+
+/**
+ * The chunk's key: a digest of its items' positions and refs. Messages never change and a
+ * position is never reused for other messages, so equal keys mean the same messages in the same
+ * places of the view.
+ */
+export function chunkKeyOf(items: readonly ViewItem[]): string {
+  const refs = items.map((item) => [
+    item.position,
+    item.ref.kind === "message" ? item.ref.seq : item.ref.summaryId,
+  ]);
+  return `leaf_${createHash("sha256").update(JSON.stringify(refs)).digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * The node a prepared summary stands for, when its edit replaces exactly `items` (the same
+ * positions holding the same refs); undefined otherwise, so a summary made for other items is
+ * never published in their place.
+ */
+export function preparedNode(prepared: PreparedSummary, items: readonly ViewItem[]): BuiltNode | undefined {
+  const { summary, edit } = prepared;
+  const first = items[0];
+  if (first === undefined || edit.summaryId !== summary.summaryId || !sameItems(edit.replace, items))
+    return undefined;
+  return {
+    summary,
+    edit,
+    item: {
+      position: first.position,
+      ref: { kind: "summary", summaryId: summary.summaryId },
+      tokens: edit.tokens,
+      message: JSON.parse(edit.json) as AgentMessage,
+      createdAt: summary.latestAt,
+      startsGroup: true,
+      orphan: false,
+      summary: {
+        kind: summary.kind,
+        depth: summary.depth,
+        content: summary.content,
+        anchors: summary.anchors,
+        sourceRanges: summary.sourceRanges,
+        sourceCount: summary.sourceCount,
+        sourceTokens: summary.sourceTokens,
+        earliestAt: summary.earliestAt,
+        latestAt: summary.latestAt,
+      },
+    },
+  };
+}
+
+function sameItems(replace: PreparedSummary["edit"]["replace"], items: readonly ViewItem[]): boolean {
+  if (replace.length !== items.length) return false;
+  return replace.every(({ position, ref }, index) => {
+    const item = items[index] as ViewItem;
+    if (item.position !== position || item.ref.kind !== ref.kind) return false;
+    return ref.kind === "message"
+      ? item.ref.kind === "message" && item.ref.seq === ref.seq
+      : item.ref.kind === "summary" && item.ref.summaryId === ref.summaryId;
+  });
+}

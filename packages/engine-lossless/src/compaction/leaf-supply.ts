@@ -1,0 +1,58 @@
+/**
+ * What compaction takes from summary preparation and from the engine around it, as interfaces
+ * (compaction does not know where prepared summaries live or how spend is counted):
+ * - `LeafSupply`: the prepared summary for a chunk, and whether another worker is making one;
+ * - `SummarizerGrants`: the summarizer for one node, behind the spend budget and the limit on
+ *   calls in flight.
+ */
+import type { Summarizer } from "@clew/core";
+import type { StoredSummaryJob } from "../store/store.js";
+import type { ViewItem } from "../view/session-view.js";
+import type { BuiltNode } from "./build-node.js";
+import { chunkKeyOf, preparedNode } from "./leaf-chunk.js";
+
+export interface LeafSupply {
+  /** The node of the prepared summary for exactly these items, with its job's key; or undefined. */
+  prepared(items: readonly ViewItem[]): { chunkKey: string; node: BuiltNode } | undefined;
+  /** Whether a worker's lease on this chunk's job still runs (its summary is being made). */
+  leased(items: readonly ViewItem[]): boolean;
+}
+
+/** The summarizer for one node, and the bookkeeping after it. */
+export interface SummarizerGrant {
+  summarizer: Summarizer;
+  /** Records what the node's summarizer call took. Called once, whether the node was made or not. */
+  settle(): Promise<void>;
+}
+
+export interface GrantRequest {
+  sessionId: string;
+  /** Tokens of what the summarizer is given. */
+  inputTokens: number;
+  /** The cap of the summary asked for. */
+  maxOutputTokens: number;
+  /** False when the caller holds a slot of the concurrency limit already. */
+  waitForSlot: boolean;
+}
+
+export interface SummarizerGrants {
+  /** May answer the extractive summarizer instead of the configured one (budget exhausted). */
+  grant(request: GrantRequest): Promise<SummarizerGrant>;
+}
+
+/** The supply over a session's stored jobs, read when the compaction starts. */
+export function leafSupplyOf(jobs: readonly StoredSummaryJob[], now: number): LeafSupply {
+  const byKey = new Map(jobs.map((job) => [job.chunkKey, job]));
+  return {
+    prepared(items) {
+      const chunkKey = chunkKeyOf(items);
+      const prepared = byKey.get(chunkKey)?.prepared;
+      const node = prepared === undefined ? undefined : preparedNode(prepared, items);
+      return node === undefined ? undefined : { chunkKey, node };
+    },
+    leased(items) {
+      const job = byKey.get(chunkKeyOf(items));
+      return job?.owner !== undefined && (job.leaseExpiresAt ?? 0) > now;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The lossless engine's figures as short text lines: the status section (`/status`,
+ * `clew context`), and one line per flight-recorder record (`clew lossless history`). Pure;
+ * never throws.
+ */
+import type { StoredAssemblyRecord, StoredCompactionPass } from "../store/store.js";
+import type { LosslessSessionReport } from "./session-report.js";
+
+/** The status section of one session: store, view, last compaction pass, last assembly. */
+export function formatStatusLines(report: LosslessSessionReport, now: number): string[] {
+  if (!report.store.available) {
+    return [
+      `store unavailable (${report.store.failure ?? "unknown reason"}); the host's messages are used as they are`,
+    ];
+  }
+  const { session } = report;
+  const kinds = session.summariesByKind;
+  const lines = [
+    `Store: ${formatBytes(report.store.bytesOnDisk)} (${report.store.kind}) · ${count(session.messageCount)} messages (${formatBytes(session.rawJsonBytes)} JSON) · ${count(session.summaryCount)} summaries (${kinds.leaf} leaf, ${kinds.condensed} condensed; deepest chain ${session.deepestChain})`,
+    `View: ${count(session.viewItems)} items, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
+    report.lastCompaction === undefined
+      ? "Last compaction: none recorded"
+      : `Last compaction: ${formatPass(report.lastCompaction, now)}`,
+    report.lastAssembly === undefined
+      ? "Last assembly: none recorded"
+      : `Last assembly: ${formatAssembly(report.lastAssembly, now)}`,
+  ];
+  return lines;
+}
+
+/** One line per pass: id, when, trigger, outcome and level, tokens, summaries, time taken, reason. */
+export function formatPass(pass: StoredCompactionPass, now: number): string {
+  const removed = pass.tokensBefore - pass.tokensAfter;
+  const change = removed > 0 ? ` (−${count(removed)})` : "";
+  const reason = pass.reason === undefined ? "" : ` — ${pass.reason}`;
+  return (
+    `${pass.passId} ${formatAgo(pass.startedAt, now)} ${pass.trigger} ${pass.outcome} (${pass.level}): ` +
+    `${count(pass.tokensBefore)} → ${count(pass.tokensAfter)} tokens${change}, ` +
+    `${pass.summaryIds.length} summaries, ${Math.round(pass.durationMs)} ms${reason}`
+  );
+}
+
+/** One assembly: tokens of the budget by kind, what was left out, prefix stability. */
+export function formatAssembly(record: StoredAssemblyRecord, now: number): string {
+  const { tokensByKind, evicted } = record;
+  const left =
+    evicted.items === 0
+      ? "nothing left out"
+      : `${count(evicted.items)} items left out (${span(evicted.first, evicted.last)})`;
+  const prefix =
+    record.prefixStable === null
+      ? "first recorded"
+      : record.prefixStable
+        ? "prefix stable"
+        : "prefix changed";
+  return (
+    `${formatAgo(record.assembledAt, now)} ${count(record.tokens)} of ${count(record.budgetTokens)} tokens: ` +
+    `raw ${count(tokensByKind.raw)} · summaries ${count(tokensByKind.summary)} · other ${count(tokensByKind.other)}; ` +
+    `${left}; ${prefix}`
+  );
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `just now`, `5 s ago`, `3 min ago`, `2 h ago`, `4 d ago`. */
+export function formatAgo(at: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 1) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3_600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3_600)} h ago`;
+  return `${Math.round(seconds / 86_400)} d ago`;
+}
+
+function span(first: string | undefined, last: string | undefined): string {
+  return first === last ? (first ?? "?") : `${first ?? "?"}–${last ?? "?"}`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString("en-US");
+}

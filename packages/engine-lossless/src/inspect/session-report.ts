@@ -1,0 +1,66 @@
+/**
+ * What `LosslessEngine.inspect` answers: the store's state and one session's figures, plus the
+ * newest flight-recorder records, as plain JSON-ready data. Reading it never throws for a store
+ * problem: an unusable store answers `available: false`, the reason and zeros.
+ */
+import type { SummarySpendReport } from "../prepare/spend-report.js";
+import { emptySessionReport } from "../store/records.js";
+import type {
+  LosslessStore,
+  SessionReport,
+  StoredAssemblyRecord,
+  StoredCompactionPass,
+} from "../store/store.js";
+
+export interface LosslessSessionReport {
+  sessionId: string;
+  store: {
+    kind: string;
+    /** The database with its WAL and shared-memory files. */
+    bytesOnDisk: number;
+    available: boolean;
+    failure?: string;
+  };
+  session: SessionReport & {
+    /** Summaries on the longest chain from a root down to a leaf: `deepestSummaryDepth + 1`, 0 without summaries. */
+    deepestChain: number;
+  };
+  /** The newest recorded compaction pass of the session. */
+  lastCompaction?: StoredCompactionPass;
+  /** The newest recorded assembly of the session. */
+  lastAssembly?: StoredAssemblyRecord;
+  /** Summarizer spend, debt and prepared summaries (`LosslessEngine.spendReport`). */
+  summarySpend?: SummarySpendReport;
+}
+
+/** Reads the report of `sessionId` from `store` (undefined when it could not be opened: `failure` says why). */
+export async function readSessionReport(
+  store: LosslessStore | undefined,
+  failure: string | undefined,
+  sessionId: string,
+): Promise<LosslessSessionReport> {
+  if (store === undefined)
+    return unavailable(sessionId, "unknown", failure ?? "the store could not be opened");
+  try {
+    const session = await store.sessionReport(sessionId);
+    const [lastCompaction] = await store.listCompactionPasses({ sessionId, limit: 1 });
+    const [lastAssembly] = await store.listAssemblies(sessionId, 1);
+    return {
+      sessionId,
+      store: { kind: store.kind, bytesOnDisk: await store.sizeOnDisk(), available: true },
+      session: { ...session, deepestChain: session.summaryCount === 0 ? 0 : session.deepestSummaryDepth + 1 },
+      ...(lastCompaction === undefined ? {} : { lastCompaction }),
+      ...(lastAssembly === undefined ? {} : { lastAssembly }),
+    };
+  } catch (error) {
+    return unavailable(sessionId, store.kind, error instanceof Error ? error.message : String(error));
+  }
+}
+
+function unavailable(sessionId: string, kind: string, failure: string): LosslessSessionReport {
+  return {
+    sessionId,
+    store: { kind, bytesOnDisk: 0, available: false, failure },
+    session: { ...emptySessionReport(), deepestChain: 0 },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Background preparation of leaf summaries: as chunks of raw messages leave the fresh tail, each
+ * gets its summary made and stored as prepared (the view does not change), so the compaction at
+ * the threshold publishes them without waiting for a summarizer.
+ *
+ * Each chunk is a job in the store, claimed with a lease (owner id, expiry), so engines sharing a
+ * database never summarize the same chunk at once, and a crashed worker's job is taken over once
+ * its lease expired. A lease lasts two summarizer timeouts: a live worker always finishes (or its
+ * call times out and the extractive fallback finishes) before it runs out. A slot of the engine's
+ * concurrency limit is taken before the claim, so no lease is held while waiting for a slot.
+ *
+ * Passes run in the background, one at a time per session; a pass asked for while one runs is
+ * run again after it. Failures are logged, never thrown: preparation only saves time later.
+ */
+import { describeError, isAbortForSignal, type Logger } from "@clew/core";
+import { buildNode, type NodeSettings } from "../compaction/build-node.js";
+import { leafCap } from "../compaction/leaf-chunk.js";
+import type { SummarizerGrants } from "../compaction/leaf-supply.js";
+import type { LosslessStore, PreparedSummary } from "../store/store.js";
+import type { SessionView } from "../view/session-view.js";
+import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { leaseRuns, type PreparableChunk, preparableChunks, staleJobs } from "./preparable-chunks.js";
+
+export interface PreparerOptions {
+  store: LosslessStore;
+  node: NodeSettings;
+  leafChunkTokens: number;
+  leafTargetTokens: number;
+  freshTailShare: number;
+  grants: SummarizerGrants;
+  limiter: ConcurrencyLimiter;
+  /** Names this engine in leases; unique among the processes sharing the store. */
+  owner: string;
+  leaseMs: number;
+  now: () => number;
+  logger: Logger;
+}
+
+/** What a pass works on: the session's current view and the budget its fresh tail is a share of. */
+export interface PreparationInput {
+  view: SessionView;
+  budgetTokens: number;
+}
+
+export class SummaryPreparer {
+  private readonly passes = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly controller = new AbortController();
+
+  constructor(private readonly options: PreparerOptions) {}
+
+  /** Starts a pass over the session in the background (or one more after the running one). Never throws. */
+  schedule(sessionId: string, input: () => Promise<PreparationInput>): void {
+    if (this.controller.signal.aborted) return;
+    if (this.passes.has(sessionId)) {
+      this.again.add(sessionId);
+      return;
+    }
+    const passes = async () => {
+      do {
+        this.again.delete(sessionId);
+        await this.pass(sessionId, await input());
+      } while (this.again.has(sessionId) && !this.controller.signal.aborted);
+    };
+    const running = passes()
+      .catch((error) => this.report(sessionId, error))
+      .finally(() => this.passes.delete(sessionId));
+    this.passes.set(sessionId, running);
+  }
+
+  /** Resolves once no pass runs (passes scheduled meanwhile included). */
+  async idle(): Promise<void> {
+    while (this.passes.size > 0) await Promise.allSettled([...this.passes.values()]);
+  }
+
+  /** Cancels every pass (leases of cancelled jobs are released) and waits for them to end. */
+  async stop(): Promise<void> {
+    this.controller.abort(new Error("the lossless engine is disposed"));
+    await this.idle();
+  }
+
+  private async pass(sessionId: string, input: PreparationInput): Promise<void> {
+    const { store, leafChunkTokens } = this.options;
+    const items = input.view.items;
+    const jobs = await store.listSummaryJobs(sessionId);
+    const now = this.options.now();
+    const stale = staleJobs(items, leafChunkTokens, jobs, now);
+    if (stale.length > 0) await store.deleteSummaryJobs(sessionId, stale);
+    const taken = new Set(
+      jobs.filter((job) => job.prepared !== undefined || leaseRuns(job, now)).map((job) => job.chunkKey),
+    );
+    const tailTokens = Math.floor(input.budgetTokens * this.options.freshTailShare);
+    const chunks = preparableChunks(items, tailTokens, leafChunkTokens).filter(
+      (chunk) => !taken.has(chunk.chunkKey),
+    );
+    await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk)));
+  }
+
+  /** One job: slot, lease, summary, result. Logs instead of throwing, except for cancellation. */
+  private async prepareChunk(sessionId: string, chunk: PreparableChunk): Promise<void> {
+    const signal = this.controller.signal;
+    try {
+      await this.options.limiter.run(() => this.claimAndPrepare(sessionId, chunk, signal), signal);
+    } catch (error) {
+      if (!isAbortForSignal(error, signal)) this.report(sessionId, error);
+    }
+  }
+
+  private async claimAndPrepare(
+    sessionId: string,
+    chunk: PreparableChunk,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { store, owner } = this.options;
+    const now = this.options.now();
+    const job = {
+      chunkKey: chunk.chunkKey,
+      kind: chunk.kind,
+      firstPosition: chunk.firstPosition,
+      lastPosition: chunk.lastPosition,
+    };
+    const lease = { owner, now, expiresAt: now + this.options.leaseMs };
+    if (!(await store.claimSummaryJob(sessionId, job, lease))) return;
+    try {
+      const prepared = await this.summarize(sessionId, chunk, signal);
+      if (prepared === undefined) await store.releaseSummaryJob(sessionId, chunk.chunkKey, owner);
+      else if (!(await store.completeSummaryJob(sessionId, chunk.chunkKey, owner, prepared))) {
+        this.options.logger.warn("lossless: a prepared summary was dropped: its lease was taken over", {
+          sessionId,
+          chunk: chunk.chunkKey,
+        });
+      }
+    } catch (error) {
+      await store.releaseSummaryJob(sessionId, chunk.chunkKey, owner).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The chunk's leaf, made exactly as compaction would make it (same items, same cap). */
+  private async summarize(
+    sessionId: string,
+    chunk: PreparableChunk,
+    signal: AbortSignal,
+  ): Promise<PreparedSummary | undefined> {
+    const maxTokens = leafCap(this.options.leafTargetTokens, chunk.tokens);
+    const grant = await this.options.grants.grant({
+      sessionId,
+      inputTokens: chunk.items.reduce((sum, item) => sum + item.tokens, 0),
+      maxOutputTokens: maxTokens,
+      waitForSlot: false,
+    });
+    try {
+      const node = await buildNode(
+        { ...this.options.node, summarizer: grant.summarizer },
+        { sessionId, items: chunk.items, maxTokens, signal },
+      );
+      return node === undefined ? undefined : { summary: node.summary, edit: node.edit };
+    } finally {
+      await grant.settle();
+    }
+  }
+
+  private report(sessionId: string, error: unknown): void {
+    this.options.logger.warn("lossless: preparing summaries failed", {
+      sessionId,
+      error: describeError(error),
+    });
+  }
+}

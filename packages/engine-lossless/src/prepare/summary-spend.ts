@@ -1,0 +1,93 @@
+/**
+ * The per-session budget of summarizer tokens, and the limit on model calls in flight, in front of
+ * every summary the engine makes (prepared in the background or made by a compaction).
+ *
+ * Budget: `limitTokens` per session over a rolling window of `windowMs`. Before a model call the
+ * gate reserves its estimate (input tokens plus the summary's cap, by the engine's counter) in the
+ * store's ledger, atomically against what the session spent in the window; after the call the
+ * reservation is settled to what it took (input plus the summary's tokens; input alone when the
+ * call failed, since a provider bills a request it received; nothing when it never started).
+ * When the reservation does not fit, the node is written by the extractive summarizer (no model,
+ * instant) and the estimate is recorded as debt, so the shortfall stays visible.
+ *
+ * The extractive summarizer costs nothing: with it configured, nothing is metered or limited.
+ */
+import {
+  createExtractiveSummarizer,
+  EXTRACTIVE_SUMMARIZER_ID,
+  type SummarizeInput,
+  type Summarizer,
+  type TokenCounter,
+} from "@clew/core";
+import type { GrantRequest, SummarizerGrant, SummarizerGrants } from "../compaction/leaf-supply.js";
+import type { LosslessStore } from "../store/store.js";
+import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
+
+export interface SpendGateOptions {
+  store: LosslessStore;
+  /** The configured summarizer. */
+  summarizer: Summarizer;
+  limiter: ConcurrencyLimiter;
+  counter: TokenCounter;
+  limitTokens: number;
+  windowMs: number;
+  now: () => number;
+}
+
+const NOTHING_TO_SETTLE = async () => undefined;
+
+export class SummarySpendGate implements SummarizerGrants {
+  private readonly extractive = createExtractiveSummarizer();
+
+  constructor(private readonly options: SpendGateOptions) {}
+
+  /** Throws `LosslessStoreError` when the ledger cannot be read or written. */
+  async grant(request: GrantRequest): Promise<SummarizerGrant> {
+    const { store, summarizer } = this.options;
+    if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID) return { summarizer, settle: NOTHING_TO_SETTLE };
+    const at = this.options.now();
+    const tokens = request.inputTokens + request.maxOutputTokens;
+    const reservation = await store.reserveSummarySpend(request.sessionId, {
+      at,
+      tokens,
+      // Spend ages out of the window `windowMs` after it was made.
+      windowStart: at - this.options.windowMs + 1,
+      limitTokens: this.options.limitTokens,
+    });
+    if (reservation === undefined) {
+      await store.recordSummaryDebt(request.sessionId, { at, tokens, chunks: 1 });
+      return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE };
+    }
+    const call = new MeteredCall(summarizer, this.options, request.waitForSlot);
+    return {
+      summarizer: call.summarizer,
+      settle: () =>
+        store.settleSummarySpend(request.sessionId, reservation, call.tokens(request.inputTokens)),
+    };
+  }
+}
+
+/** One granted call: waits for a slot when asked to, and remembers what it took. */
+class MeteredCall {
+  readonly summarizer: Summarizer;
+  private started = false;
+  private outputTokens = 0;
+
+  constructor(inner: Summarizer, options: SpendGateOptions, waitForSlot: boolean) {
+    const call = async (input: SummarizeInput) => {
+      this.started = true;
+      const text = await inner.summarize(input);
+      this.outputTokens = options.counter.countText(text);
+      return text;
+    };
+    this.summarizer = {
+      id: inner.id,
+      summarize: (input) =>
+        waitForSlot ? options.limiter.run(() => call(input), input.signal) : call(input),
+    };
+  }
+
+  tokens(inputTokens: number): number {
+    return this.started ? inputTokens + this.outputTokens : 0;
+  }
+}

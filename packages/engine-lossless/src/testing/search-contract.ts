@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { LosslessStore, NewStoredMessage } from "../store/store.js";
+import type { StoreUnderTest } from "./store-contract.js";
+
+/**
+ * The store contract for search freshness, run by `runLosslessStoreContractSuite` for every
+ * store: a store may build its full-text index when it likes, but a search always finds every
+ * stored message, including one stored just before it.
+ */
+export function runSearchContractCases(createStore: () => Promise<StoreUnderTest>): void {
+  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => async () => {
+    const subject = await createStore();
+    try {
+      await body(subject);
+    } finally {
+      await subject.cleanup();
+    }
+  };
+
+  describe("search freshness", () => {
+    it(
+      "finds a message appended just before the search",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [note("s1", 1, "the kestrel report is ready")]);
+        expect(await seqsFor(store, "s1", "kestrel")).toEqual([1]);
+        await store.appendMessages("s1", [note("s1", 2, "a second kestrel sighting near PORT-4471")]);
+        expect(await seqsFor(store, "s1", "kestrel")).toEqual([1, 2]);
+        expect(await seqsFor(store, "s1", "PORT-4471")).toEqual([2]);
+      }),
+    );
+
+    it(
+      "finds every message of a large append, first and last alike",
+      withStore(async ({ store }) => {
+        const count = 1_200;
+        const notes = Array.from({ length: count }, (_, index) =>
+          note("s1", index + 1, `routine line ${index + 1} marker${index + 1}`),
+        );
+        await store.appendMessages("s1", notes);
+        expect(await seqsFor(store, "s1", "marker1")).toEqual([1]);
+        expect(await seqsFor(store, "s1", `marker${count}`)).toEqual([count]);
+        expect(await store.searchMessages("s1", ["routine"], count + 1)).toHaveLength(count);
+      }),
+    );
+
+    it(
+      "finds messages stored right before the store was closed and opened again",
+      withStore(async (subject) => {
+        if (subject.reopen === undefined) return;
+        await subject.store.appendMessages("s1", [note("s1", 1, "the osprey left at dawn")]);
+        subject.store = await subject.reopen();
+        expect(await seqsFor(subject.store, "s1", "osprey")).toEqual([1]);
+        await subject.store.appendMessages("s1", [note("s1", 2, "the osprey came back")]);
+        expect(await seqsFor(subject.store, "s1", "osprey")).toEqual([1, 2]);
+      }),
+    );
+
+    it(
+      "settles deferred work without changing what is stored, as often as it is called",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [note("s1", 1, "the heron waited"), note("s1", 2, "heron gone")]);
+        const before = await store.readMessageRange("s1", { limit: 10 });
+        await store.settle();
+        await store.settle();
+        expect(await store.readMessageRange("s1", { limit: 10 })).toEqual(before);
+        expect(await seqsFor(store, "s1", "heron")).toEqual([1, 2]);
+        expect((await store.sessionStats("s1")).messageCount).toBe(2);
+      }),
+    );
+  });
+}
+
+async function seqsFor(store: LosslessStore, sessionId: string, term: string): Promise<number[]> {
+  const hits = await store.searchMessages(sessionId, [term], 50);
+  return hits.map((hit) => hit.key).sort((left, right) => left - right);
+}
+
+function note(sessionId: string, index: number, text: string): NewStoredMessage {
+  return {
+    identity: createHash("sha256").update(`${sessionId}\0search\0${index}`).digest("hex"),
+    role: "user",
+    createdAt: 1_000 + index,
+    tokens: 8,
+    json: JSON.stringify({ content: text, role: "user", timestamp: 1_000 + index }),
+  };
+}

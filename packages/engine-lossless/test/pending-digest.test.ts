@@ -1,0 +1,87 @@
+import {
+  type AgentMessage,
+  charEstimateTokenCounter,
+  countMessagesTokens,
+  loadO200kTokenCounter,
+  type TokenCounter,
+} from "@clew/core";
+import { orphanToolResults } from "@clew/plugin-sdk/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { messageDigest } from "../src/ingest/message-identity.js";
+import { StubSummarizer, store, TempDatabases, turns } from "./support/preparation.js";
+
+const databases = new TempDatabases();
+afterEach(() => databases.cleanup());
+
+function textOf(message: AgentMessage | undefined): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+function sentTokens(
+  counter: TokenCounter,
+  result: { messages: AgentMessage[]; systemPromptAddition?: string },
+) {
+  return countMessagesTokens(counter, result.messages) + counter.countText(result.systemPromptAddition ?? "");
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1_000 && !condition(); turn++)
+    await new Promise((resolve) => setImmediate(resolve));
+  expect(condition()).toBe(true);
+}
+
+describe("assembly while summaries are pending", () => {
+  it("stands a digest in for the oldest history while the compaction waits for the summarizer", async () => {
+    const summarizer = new StubSummarizer("slow");
+    const { engine } = databases.open(await databases.path(), { summarizer, prepareSummaries: false });
+    const history = turns(200);
+    await engine.assemble({ sessionId: "s", messages: [], tokenBudget: 8_000 });
+    await store(engine, "s", history);
+    summarizer.hold();
+    const maintaining = engine.maintain({ sessionId: "s", sessionFile: "memory:s" });
+    try {
+      await until(() => summarizer.inFlight > 0);
+      const pending = await engine.assemble({ sessionId: "s", messages: history, tokenBudget: 8_000 });
+      expect(sentTokens(charEstimateTokenCounter, pending)).toBeLessThanOrEqual(8_000);
+      expect(orphanToolResults(pending.messages)).toEqual([]);
+      const digest = textOf(pending.messages[0]);
+      const header =
+        /^\[Context note\] \d+ messages \(m1–m(\d+)\) from earlier .* a digest of them, made by code/s;
+      expect(digest).toMatch(header);
+      // Both ends of what was left out are represented: the first request, and the newest message.
+      expect(digest).toContain("## Goal\n- Turn 0: please look at src/module-0.ts");
+      expect(digest).toContain(`(m${header.exec(digest)?.[1]}): `);
+      expect(digest).toMatch(/## Exact Identifiers\n- src\/module-\d+\.ts/);
+      expect(pending.messages.slice(-3).map(messageDigest)).toEqual(history.slice(-3).map(messageDigest));
+      const again = await engine.assemble({ sessionId: "s", messages: history, tokenBudget: 8_000 });
+      expect(again.messages).toEqual(pending.messages);
+    } finally {
+      summarizer.release();
+      await maintaining;
+    }
+    const compacted = await engine.assemble({ sessionId: "s", messages: history, tokenBudget: 8_000 });
+    expect(JSON.stringify(compacted.messages)).not.toContain("[Context note]");
+  });
+
+  for (const counterName of ["chars/4", "o200k"]) {
+    it(`stays within every budget by the engine's counter (${counterName}), with the plain note when little is left`, async () => {
+      const counter = counterName === "o200k" ? await loadO200kTokenCounter() : charEstimateTokenCounter;
+      const { engine } = databases.open(await databases.path(), {
+        tokenCounter: counter,
+        prepareSummaries: false,
+      });
+      const history = turns(200);
+      await store(engine, "s", history);
+      for (const tokenBudget of [600, 1_400, 2_000, 3_000, 6_000, 12_000]) {
+        const result = await engine.assemble({ sessionId: "s", messages: history, tokenBudget });
+        expect(sentTokens(counter, result), `at ${tokenBudget}`).toBeLessThanOrEqual(tokenBudget);
+        expect(orphanToolResults(result.messages)).toEqual([]);
+        const first = textOf(result.messages[0]);
+        expect(first).toMatch(/^\[Context note\]/);
+        if (tokenBudget >= 2_000) expect(first).toContain("made by code");
+        else expect(first).not.toContain("made by code");
+      }
+    });
+  }
+});

@@ -1,0 +1,145 @@
+import { type AgentMessage, countMessagesTokens, loadO200kTokenCounter, type TokenCounter } from "@clew/core";
+import { orphanToolResults } from "@clew/plugin-sdk/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { queryWords } from "../src/recall/query-words.js";
+import { assistantText, fillerText, longConversation, userText } from "./support/conversations.js";
+import { TempEngines } from "./support/temp-engine.js";
+
+const engines = new TempEngines();
+let o200k: TokenCounter;
+
+beforeAll(async () => {
+  o200k = await loadO200kTokenCounter();
+});
+afterAll(() => engines.cleanup());
+
+const FACT = "The staging database password rotates every Tuesday at 09:00 UTC, ask Priya first.";
+
+/** 120 turns of filler with one fact near the start, so the fact leaves any small context. */
+function chatWithFact(): AgentMessage[] {
+  const messages: AgentMessage[] = [];
+  for (let turn = 0; turn < 120; turn++) {
+    const at = 1_700_000_000_000 + turn * 1_000;
+    const text = turn === 3 ? FACT : `Notes ${turn}: ${fillerText(300, turn + 1)}`;
+    messages.push(userText(text, at), assistantText(`Reply ${turn}: ${fillerText(200, turn + 500)}`, at + 1));
+  }
+  return messages;
+}
+
+function textOf(messages: readonly AgentMessage[]): string {
+  return JSON.stringify(messages);
+}
+
+async function engineWith(messages: AgentMessage[], options = {}) {
+  const engine = await engines.engine({ tokenCounter: o200k, ...options });
+  await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+  return engine;
+}
+
+describe("query-aware assembly", () => {
+  it("adds the earlier message matching the prompt, verbatim, last, after compaction summarized it", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const prompt = "When does the staging database password rotate?";
+    const result = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt });
+    const last = result.messages.at(-1) as AgentMessage;
+    expect(isRecalledContext(last)).toBe(true);
+    expect(textOf([last])).toContain(FACT.replaceAll('"', '\\"'));
+    expect(result.messages.slice(0, -1).some(isRecalledContext)).toBe(false);
+    expect(countMessagesTokens(o200k, result.messages)).toBeLessThanOrEqual(4_000);
+    expect(result.estimatedTokens).toBe(countMessagesTokens(o200k, result.messages));
+  });
+
+  it("leaves the stable part unchanged: without the block it is what assembly gives with no prompt", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const plain = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000 });
+    const aware = await engine.assemble({
+      sessionId: "s",
+      messages,
+      tokenBudget: 4_000,
+      prompt: "staging database password",
+    });
+    expect(aware.messages.slice(0, -1)).toEqual(plain.messages);
+    expect(plain.messages.some(isRecalledContext)).toBe(false);
+  });
+
+  it("never repeats a message that is already raw in the context", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    // Nothing compacted and a budget that holds everything: the fact is raw, so no block.
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages,
+      tokenBudget: 200_000,
+      prompt: "staging database password",
+    });
+    expect(result.messages.some(isRecalledContext)).toBe(false);
+    expect(textOf(result.messages).split("staging database password").length - 1).toBe(1);
+  });
+
+  it("gives the same request for the same prompt, so the calls of a tool loop match", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const params = { sessionId: "s", messages, tokenBudget: 4_000, prompt: "staging password Priya" };
+    const first = await engine.assemble(params);
+    const second = await engine.assemble(params);
+    expect(second.messages).toEqual(first.messages);
+    expect(isRecalledContext(first.messages.at(-1) as AgentMessage)).toBe(true);
+  });
+
+  it("is off with recallShare 0, and a prompt with only function words recalls nothing", async () => {
+    const messages = chatWithFact();
+    const off = await engineWith(messages, { recallShare: 0 });
+    await off.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const offResult = await off.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt: "staging" });
+    expect(offResult.messages.some(isRecalledContext)).toBe(false);
+    const on = await engineWith(messages);
+    await on.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const vague = await on.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt: "what is it?" });
+    expect(vague.messages.some(isRecalledContext)).toBe(false);
+  });
+
+  it("stays within every budget with a prompt, and never leaves a tool result without its call", async () => {
+    const messages = longConversation(40);
+    const engine = await engineWith(messages);
+    const prompt = "read logs/huge.log and the screenshot, alpha build cache";
+    for (const tokenBudget of [300, 700, 1_500, 4_000, 9_000, 25_000]) {
+      await engine.compact({ sessionId: "s", tokenBudget, force: true });
+      const result = await engine.assemble({ sessionId: "s", messages, tokenBudget, prompt });
+      const sent =
+        countMessagesTokens(o200k, result.messages) + o200k.countText(result.systemPromptAddition ?? "");
+      expect(sent, `budget ${tokenBudget}`).toBeLessThanOrEqual(tokenBudget);
+      expect(orphanToolResults(result.messages)).toEqual([]);
+      const block = result.messages.filter(isRecalledContext);
+      expect(block.length).toBeLessThanOrEqual(1);
+      // Half the budget at most, and the cap.
+      if (block[0] !== undefined) expect(o200k.countMessage(block[0])).toBeLessThanOrEqual(tokenBudget / 2);
+    }
+  });
+
+  it("rejects a recall share of 1 or more with the option's name", async () => {
+    await expect(engines.engine({ recallShare: 1 })).rejects.toThrow(/lossless\.recallShare/);
+  });
+});
+
+describe("query words", () => {
+  it("drops punctuation, possessives and function words, and keeps codes and paths as written", () => {
+    expect(queryWords("What is the name of Alice's dog?", 12)).toEqual(["name", "Alice", "dog"]);
+    expect(queryWords("Where is NDL-7K2M9QXA in src/app.ts, (deploy)?", 12)).toEqual([
+      "NDL-7K2M9QXA",
+      "src/app.ts",
+      "deploy",
+    ]);
+    expect(queryWords("the a of ? !!", 12)).toEqual([]);
+  });
+
+  it("keeps each word once and, past the limit, the longest words in written order", () => {
+    expect(queryWords("cache Cache CACHE build", 12)).toEqual(["cache", "build"]);
+    expect(queryWords("ab abcdef abc abcdefgh xy", 2)).toEqual(["abcdef", "abcdefgh"]);
+  });
+});

@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentMessage } from "@clew/core";
+import { InvalidOptionError } from "@clew/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { LosslessEngine } from "../src/lossless-engine.js";
+import { parseDuration } from "../src/retention/prune-sessions.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { longConversation } from "./support/conversations.js";
+
+const HOUR_MS = 3_600_000;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function databasePath(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "clew-lossless-upkeep-"));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return join(directory, "lossless.db");
+}
+
+async function stored(engine: LosslessEngine, sessionId: string, messages: AgentMessage[]) {
+  await engine.afterTurn({
+    sessionId,
+    sessionFile: `memory:${sessionId}`,
+    messages,
+    prePromptMessageCount: 0,
+  });
+}
+
+describe("upkeep in background maintenance", () => {
+  it("deletes old recorder records at most once per interval and never a message", async () => {
+    let now = 1_800_000_000_000;
+    const store = openSqliteStore(await databasePath());
+    const engine = new LosslessEngine(store, {
+      now: () => now,
+      recordRetentionDays: 1,
+      upkeepIntervalHours: 24,
+    });
+    cleanups.push(() => engine.dispose());
+    await stored(engine, "s", longConversation(30));
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const maintain = () => engine.maintain({ sessionId: "s", sessionFile: "memory:s" });
+
+    await maintain();
+    expect(await store.lastUpkeepAt()).toBe(now);
+    expect(await store.listCompactionPasses({ sessionId: "s", limit: 10 })).toHaveLength(1);
+
+    now += 2 * 24 * HOUR_MS;
+    await engine.compact({ sessionId: "s", tokenBudget: 2_000, force: true });
+    now += HOUR_MS;
+    await maintain();
+    const kept = await store.listCompactionPasses({ sessionId: "s", limit: 10 });
+    expect(kept.map((pass) => pass.startedAt)).toEqual([now - HOUR_MS]);
+    expect(await store.lastUpkeepAt()).toBe(now);
+
+    const lastRun = now;
+    now += 23 * HOUR_MS;
+    await maintain();
+    expect(await store.lastUpkeepAt()).toBe(lastRun);
+    const report = await engine.inspect("s");
+    expect(report.session.messageCount).toBe(longConversation(30).length);
+    expect(report.session.compactionPasses).toBe(2);
+  });
+
+  it("rejects bad retention options by name", () => {
+    expect(() => new LosslessEngine(undefined, { recordRetentionDays: -1 })).toThrow(InvalidOptionError);
+    expect(() => new LosslessEngine(undefined, { assemblyRecordsKept: 1.5 })).toThrow(
+      /lossless\.assemblyRecordsKept/,
+    );
+    expect(() => new LosslessEngine(undefined, { compactionRecordsKept: 0 })).toThrow(
+      /lossless\.compactionRecordsKept/,
+    );
+  });
+});
+
+describe("reclaiming space", () => {
+  it("frees the pages of a deleted session in small steps on a new store", async () => {
+    const store = openSqliteStore(await databasePath());
+    cleanups.push(() => store.close());
+    const engine = new LosslessEngine(store, {});
+    await stored(engine, "big", longConversation(120));
+    await stored(engine, "small", longConversation(4));
+    const deleted = await store.deleteSession("big");
+    expect(deleted.messages).toBeGreaterThan(100);
+    const reclaimed = await store.reclaimSpace("incremental");
+    expect(reclaimed.bytesAfter).toBeLessThan(reclaimed.bytesBefore);
+    expect((await store.sessionReport("small")).messageCount).toBe(longConversation(4).length);
+  });
+});
+
+describe("durations", () => {
+  it("reads hours, days and weeks and names the flag for anything else", () => {
+    expect(parseDuration("12h", "--older-than")).toBe(12 * HOUR_MS);
+    expect(parseDuration("90d", "--older-than")).toBe(90 * 24 * HOUR_MS);
+    expect(parseDuration("2w", "--older-than")).toBe(14 * 24 * HOUR_MS);
+    for (const bad of ["90", "0d", "1.5d", "-3d", "d", "90 days"]) {
+      expect(() => parseDuration(bad, "--older-than")).toThrow(`Invalid --older-than: "${bad}"`);
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import { SessionView } from "../src/view/session-view.js";
+import { ViewCache } from "../src/view/view-cache.js";
+import { userText } from "./support/conversations.js";
+import { textRecord } from "./support/search-index.js";
+
+let directory: string;
+let store: SqliteLosslessStore;
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), "clew-lossless-view-"));
+  store = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** The store, counting full view loads. */
+function counting(): { loads: () => number; cache: ViewCache } {
+  let loads = 0;
+  const original = store.readContextView.bind(store);
+  store.readContextView = async (sessionId) => {
+    loads += 1;
+    return original(sessionId);
+  };
+  return { loads: () => loads, cache: new ViewCache(store) };
+}
+
+async function appendTexts(cache: ViewCache, sessionId: string, texts: string[], firstSeq: number) {
+  const records = texts.map((text, index) => textRecord(sessionId, firstSeq + index, text));
+  const result = await store.appendMessages(sessionId, records);
+  cache.appended(
+    sessionId,
+    result.viewVersion,
+    result.inserted.map(({ index, seq, position }) => ({
+      position,
+      ref: { kind: "message" as const, seq },
+      tokens: records[index]?.tokens ?? 0,
+      message: userText(texts[index] ?? "", seq),
+      createdAt: seq,
+    })),
+  );
+}
+
+describe("view cache", () => {
+  it("keeps the view a session's first write made, so the next read loads nothing", async () => {
+    const { loads, cache } = counting();
+    await appendTexts(cache, "s1", ["one", "two", "three"], 1);
+    const view = await cache.get("s1");
+    expect(loads()).toBe(0);
+    expect(view.items.map((item) => item.ref)).toEqual([1, 2, 3].map((seq) => ({ kind: "message", seq })));
+    expect(view.version).toBe(1);
+  });
+
+  it("loads from the store when the first write it saw was not the session's first", async () => {
+    await store.appendMessages("s1", [textRecord("s1", 1, "written by another process")]);
+    const { loads, cache } = counting();
+    await appendTexts(cache, "s1", ["later"], 2);
+    const view = await cache.get("s1");
+    expect(loads()).toBe(1);
+    expect(view).toBeInstanceOf(SessionView);
+    expect(view.items).toHaveLength(2);
+  });
+});
