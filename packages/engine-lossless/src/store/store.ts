@@ -214,7 +214,8 @@ export interface LosslessStore {
   findLeafSummaries(sessionId: string, seq: number): Promise<StoredSummary[]>;
   /**
    * Full-text search over message text. Each term matches as a phrase of its words; a message
-   * matches when any term does. Best first (BM25), at most `limit`.
+   * matches when any term does. Best first (BM25), at most `limit`. A store may leave out terms so
+   * common that they barely rank (and cost the most) while rarer terms of the query remain.
    */
   searchMessages(sessionId: string, terms: readonly string[], limit: number): Promise<SearchHit<number>[]>;
   /** Like `searchMessages`, over summary text (`content`) or summary anchors (`anchors`). */

@@ -23,13 +23,10 @@ import type {
 import type {
   AppendMessagesResult,
   CompactionWrite,
-  ContextEdit,
-  ContextItemRef,
   ContextView,
   LosslessStore,
   MessageRangeQuery,
   NewStoredMessage,
-  NewSummary,
   SearchHit,
   SessionStats,
   StoredMessage,
@@ -44,21 +41,15 @@ import type {
   SummaryLease,
   SummarySpendTotals,
 } from "../summary-jobs.js";
-import { matchExpression } from "./match-expression.js";
-import {
-  type ContextItemRow,
-  encodeAnchors,
-  type MessageRow,
-  type SummaryRow,
-  toStoredContextItem,
-  toStoredMessage,
-  toStoredSummary,
-} from "./rows.js";
 import { configureConnection, migrate } from "./schema.js";
 import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
+import { SqliteHistoryReader } from "./sqlite-history-reader.js";
 import { SqliteRecorder } from "./sqlite-recorder.js";
+import { SqliteSearch } from "./sqlite-search.js";
 import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
-import { prepareStatements, type Statements } from "./statements.js";
+import { SqliteViewWriter } from "./sqlite-view-writer.js";
+import { prepareStatements } from "./statements.js";
+import { TermSelection } from "./term-selection.js";
 
 export interface SqliteStoreOptions {
   /** Epoch milliseconds for `created_at` of new sessions. Defaults to `Date.now`. */
@@ -68,13 +59,6 @@ export interface SqliteStoreOptions {
    * 50), or `false` to index them only when a search needs them. Searches are complete either way.
    */
   backgroundIndexDelayMs?: number | false;
-}
-
-interface SessionRow {
-  id: number;
-  next_seq: number;
-  next_position: number;
-  view_version: number;
 }
 
 /**
@@ -99,7 +83,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
 export class SqliteLosslessStore implements LosslessStore {
   readonly kind = "sqlite";
-  private readonly statements: Statements;
+  private readonly writer: SqliteViewWriter;
+  private readonly reader: SqliteHistoryReader;
+  private readonly search: SqliteSearch;
   private readonly recorder: SqliteRecorder;
   private readonly jobs: SqliteSummaryJobs;
   private readonly searchIndex: MessageSearchIndex;
@@ -108,10 +94,10 @@ export class SqliteLosslessStore implements LosslessStore {
   constructor(
     private readonly database: Database.Database,
     private readonly path: string,
-    private readonly now: () => number,
+    now: () => number,
     backgroundIndexDelayMs: number | false = DEFAULT_SEARCH_INDEX_OPTIONS.backgroundDelayMs,
   ) {
-    this.statements = prepareStatements(database);
+    const statements = prepareStatements(database);
     this.recorder = new SqliteRecorder(database, () => fileBytes(path));
     this.jobs = new SqliteSummaryJobs(database);
     this.searchIndex = new MessageSearchIndex(database, {
@@ -119,6 +105,9 @@ export class SqliteLosslessStore implements LosslessStore {
       backgroundDelayMs: backgroundIndexDelayMs,
       path: path === ":memory:" || path === "" ? undefined : path,
     });
+    this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
+    this.reader = new SqliteHistoryReader(database, statements);
+    this.search = new SqliteSearch(statements, this.searchIndex, new TermSelection(database));
     // Messages a crash (or a close before the background step) left unindexed.
     if (this.searchIndex.pendingCount() > 0) this.searchIndex.schedule();
   }
@@ -132,129 +121,42 @@ export class SqliteLosslessStore implements LosslessStore {
     sessionId: string,
     messages: readonly NewStoredMessage[],
   ): Promise<AppendMessagesResult> {
-    const result = this.run("appendMessages", () =>
-      this.database.transaction(() => {
-        const session = this.ensureSession(sessionId);
-        let seq = session.next_seq;
-        let position = session.next_position;
-        const inserted: AppendMessagesResult["inserted"] = [];
-        messages.forEach((message, index) => {
-          const result = this.statements.insertMessage.run(
-            session.id,
-            seq,
-            Buffer.from(message.identity, "hex"),
-            message.role,
-            message.createdAt,
-            message.tokens,
-            message.json,
-          );
-          if (result.changes === 0) return;
-          this.statements.insertMessageItem.run(session.id, position, result.lastInsertRowid, message.tokens);
-          inserted.push({ index, seq, position });
-          seq += 1;
-          position += 1;
-        });
-        if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
-        const viewVersion = session.view_version + 1;
-        this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
-        return { inserted, viewVersion };
-      })(),
-    );
+    const result = this.run("appendMessages", () => this.writer.append(sessionId, messages));
     // Indexing is left out of the write: it costs more than the insert (see search-index.ts).
     if (result.inserted.length > 0) this.searchIndex.afterWrite(result.inserted.length);
     return result;
   }
 
   async applyCompaction(sessionId: string, write: CompactionWrite): Promise<{ viewVersion: number }> {
-    return this.run("applyCompaction", () =>
-      this.database.transaction(() => {
-        const session = this.findSession(sessionId);
-        if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
-        for (const summary of write.summaries) this.insertSummary(session.id, summary);
-        for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
-        if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
-        this.statements.bumpViewVersion.run(session.id);
-        return { viewVersion: session.view_version + 1 };
-      })(),
-    );
+    return this.run("applyCompaction", () => this.writer.applyCompaction(sessionId, write));
   }
 
   async readContextView(sessionId: string): Promise<ContextView> {
-    return this.run("readContextView", () =>
-      this.database.transaction(() => {
-        const session = this.findSession(sessionId);
-        if (session === undefined) return { version: 0, items: [] };
-        const rows = this.statements.readView.all(session.id) as ContextItemRow[];
-        return { version: session.view_version, items: rows.map(toStoredContextItem) };
-      })(),
-    );
+    return this.run("readContextView", () => this.reader.contextView(sessionId));
   }
 
   async viewVersion(sessionId: string): Promise<number> {
-    return this.run("viewVersion", () => this.findSession(sessionId)?.view_version ?? 0);
+    return this.run("viewVersion", () => this.reader.viewVersion(sessionId));
   }
 
   async sessionStats(sessionId: string): Promise<SessionStats> {
-    return this.run("sessionStats", () => {
-      const session = this.findSession(sessionId);
-      if (session === undefined) return { messageCount: 0, summaryCount: 0, viewVersion: 0 };
-      const count = (statement: Database.Statement) => (statement.get(session.id) as { count: number }).count;
-      return {
-        messageCount: count(this.statements.countMessages),
-        summaryCount: count(this.statements.countSummaries),
-        viewVersion: session.view_version,
-      };
-    });
+    return this.run("sessionStats", () => this.reader.sessionStats(sessionId));
   }
 
   async readMessages(sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]> {
-    return this.run("readMessages", () => {
-      const session = this.findSession(sessionId);
-      if (session === undefined || seqs.length === 0) return [];
-      const rows = this.statements.readMessagesBySeq.all(session.id, JSON.stringify(seqs)) as MessageRow[];
-      return rows.map(toStoredMessage);
-    });
+    return this.run("readMessages", () => this.reader.messages(sessionId, seqs));
   }
 
   async readMessageRange(sessionId: string, query: MessageRangeQuery): Promise<StoredMessage[]> {
-    return this.run("readMessageRange", () => {
-      const session = this.findSession(sessionId);
-      if (session === undefined || query.limit <= 0) return [];
-      const ranges = query.ranges;
-      if (ranges !== undefined && ranges.length === 0) return [];
-      const rows = this.statements.readMessageRange.all({
-        session: session.id,
-        afterSeq: query.afterSeq ?? 0,
-        firstSeq: ranges === undefined ? 0 : Math.min(...ranges.map(([first]) => first)),
-        lastSeq: ranges === undefined ? Number.MAX_SAFE_INTEGER : Math.max(...ranges.map(([, last]) => last)),
-        fromTime: query.fromTime ?? Number.MIN_SAFE_INTEGER,
-        toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,
-        ranges: ranges === undefined ? null : JSON.stringify(ranges),
-        limit: Math.floor(query.limit),
-      }) as MessageRow[];
-      return rows.map(toStoredMessage);
-    });
+    return this.run("readMessageRange", () => this.reader.messageRange(sessionId, query));
   }
 
   async readSummaries(sessionId: string, summaryIds: readonly string[]): Promise<StoredSummary[]> {
-    return this.run("readSummaries", () => {
-      const session = this.findSession(sessionId);
-      if (session === undefined || summaryIds.length === 0) return [];
-      const rows = this.statements.readSummaries.all(session.id, JSON.stringify(summaryIds)) as SummaryRow[];
-      const byId = new Map(rows.map((row) => [row.summary_id, toStoredSummary(row)]));
-      return summaryIds.flatMap((id) => byId.get(id) ?? []);
-    });
+    return this.run("readSummaries", () => this.reader.summaries(sessionId, summaryIds));
   }
 
   async findLeafSummaries(sessionId: string, seq: number): Promise<StoredSummary[]> {
-    return this.run("findLeafSummaries", () => {
-      const session = this.findSession(sessionId);
-      if (session === undefined) return [];
-      const rows = this.statements.findLeafSummaries.all(session.id, seq, seq) as SummaryRow[];
-      return rows
-        .map(toStoredSummary)
-        .filter((summary) => summary.sourceRanges.some(([first, last]) => seq >= first && seq <= last));
-    });
+    return this.run("findLeafSummaries", () => this.reader.leafSummariesOf(sessionId, seq));
   }
 
   async searchMessages(
@@ -262,17 +164,7 @@ export class SqliteLosslessStore implements LosslessStore {
     terms: readonly string[],
     limit: number,
   ): Promise<SearchHit<number>[]> {
-    return this.run("searchMessages", () => {
-      const expression = matchExpression(terms);
-      const session = this.findSession(sessionId);
-      if (expression === undefined || session === undefined) return [];
-      this.searchIndex.catchUp();
-      const rows = this.statements.searchMessages.all(expression, session.id, limit) as Array<{
-        key: number;
-        rank: number;
-      }>;
-      return rows.map((row) => ({ key: row.key, score: -row.rank }));
-    });
+    return this.run("searchMessages", () => this.search.messages(sessionId, terms, limit));
   }
 
   async searchSummaries(
@@ -281,16 +173,7 @@ export class SqliteLosslessStore implements LosslessStore {
     field: "content" | "anchors",
     limit: number,
   ): Promise<SearchHit<string>[]> {
-    return this.run("searchSummaries", () => {
-      const expression = matchExpression(terms, field);
-      const session = this.findSession(sessionId);
-      if (expression === undefined || session === undefined) return [];
-      const rows = this.statements.searchSummaries.all(expression, session.id, limit) as Array<{
-        key: string;
-        rank: number;
-      }>;
-      return rows.map((row) => ({ key: row.key, score: -row.rank }));
-    });
+    return this.run("searchSummaries", () => this.search.summaries(sessionId, terms, field, limit));
   }
 
   async settle(): Promise<void> {
@@ -431,81 +314,6 @@ export class SqliteLosslessStore implements LosslessStore {
       throw new LosslessStoreError(operation, this.path, error);
     }
   }
-
-  private findSession(sessionId: string): SessionRow | undefined {
-    return this.statements.findSession.get(sessionId) as SessionRow | undefined;
-  }
-
-  private ensureSession(sessionId: string): SessionRow {
-    const existing = this.findSession(sessionId);
-    if (existing !== undefined) return existing;
-    this.statements.insertSession.run(sessionId, this.now());
-    return this.findSession(sessionId) as SessionRow;
-  }
-
-  private insertSummary(sessionRef: number, summary: NewSummary): void {
-    const seqs = summary.sourceRanges.flat();
-    const result = this.statements.insertSummary.run(
-      summary.summaryId,
-      sessionRef,
-      summary.kind,
-      summary.depth,
-      summary.content,
-      summary.tokens,
-      seqs.length === 0 ? 0 : Math.min(...seqs),
-      seqs.length === 0 ? 0 : Math.max(...seqs),
-      JSON.stringify(summary.sourceRanges),
-      summary.sourceCount,
-      summary.sourceTokens,
-      JSON.stringify(summary.childIds),
-      encodeAnchors(summary.anchors),
-      summary.earliestAt,
-      summary.latestAt,
-      summary.summarizer,
-      summary.createdAt,
-    );
-    this.statements.indexSummary.run(result.lastInsertRowid);
-    for (const childId of summary.childIds) {
-      this.statements.setSummaryParent.run(summary.summaryId, sessionRef, childId);
-    }
-  }
-
-  /** Checks that the edit still matches the view, then swaps its items for one summary item. */
-  private applyEdit(sessionId: string, sessionRef: number, edit: ContextEdit): void {
-    const first = edit.replace[0];
-    const last = edit.replace.at(-1);
-    if (first === undefined || last === undefined) {
-      throw new LosslessStoreConflictError(sessionId, `edit for ${edit.summaryId} replaces no items`);
-    }
-    for (const { position, ref } of edit.replace) {
-      const row = this.statements.itemAt.get(sessionRef, position) as
-        | { seq: number | null; summary_id: string | null }
-        | undefined;
-      if (row === undefined || !sameRef(row, ref)) {
-        throw new LosslessStoreConflictError(
-          sessionId,
-          `position ${position} no longer holds ${describeRef(ref)}`,
-        );
-      }
-    }
-    const between = this.statements.countItemsBetween.get(sessionRef, first.position, last.position) as {
-      count: number;
-    };
-    if (between.count !== edit.replace.length) {
-      throw new LosslessStoreConflictError(
-        sessionId,
-        `positions ${first.position}..${last.position} are not ${edit.replace.length} adjacent items`,
-      );
-    }
-    const summaryRow = this.statements.summaryRowId.get(sessionRef, edit.summaryId) as
-      | { id: number }
-      | undefined;
-    if (summaryRow === undefined) {
-      throw new LosslessStoreConflictError(sessionId, `summary ${edit.summaryId} does not exist`);
-    }
-    this.statements.deleteItemsBetween.run(sessionRef, first.position, last.position);
-    this.statements.insertSummaryItem.run(sessionRef, first.position, summaryRow.id, edit.tokens, edit.json);
-  }
 }
 
 /** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
@@ -520,14 +328,4 @@ function fileBytes(path: string): number {
     }
   }
   return total;
-}
-
-function sameRef(row: { seq: number | null; summary_id: string | null }, ref: ContextItemRef): boolean {
-  return ref.kind === "message"
-    ? row.summary_id === null && row.seq === ref.seq
-    : row.summary_id === ref.summaryId;
-}
-
-function describeRef(ref: ContextItemRef): string {
-  return ref.kind === "message" ? `message ${ref.seq}` : `summary ${ref.summaryId}`;
 }

@@ -1,0 +1,91 @@
+/**
+ * Every path that stores messages (ingest, ingestBatch, afterTurn, bootstrap, first-sight import
+ * in assemble) goes through `MessageWriter`: it stores by identity (so a replay stores nothing)
+ * and extends the cached view with what it added. A store error is logged, never thrown, and the
+ * session is marked for a resync: the next turn then stores its whole snapshot, so messages a
+ * failed write missed are picked up again.
+ */
+import { type AgentMessage, describeError, type Logger, type TokenCounter } from "@clew/core";
+import type { LosslessStore } from "../store/store.js";
+import type { ViewCache } from "../view/view-cache.js";
+import { prepareMessages } from "./prepare-messages.js";
+
+export interface MessageWriterOptions {
+  store: LosslessStore;
+  views: ViewCache;
+  counter: TokenCounter;
+  now: () => number;
+  logger: Logger;
+}
+
+export interface StoredTurn {
+  sessionId: string;
+  /** The whole snapshot of the session after the turn. */
+  messages: readonly AgentMessage[];
+  /** How many of `messages` were there before the turn's prompt. */
+  prePromptMessageCount: number;
+}
+
+export class MessageWriter {
+  /** Sessions whose last write failed: the next turn stores the whole snapshot again. */
+  private readonly resync = new Set<string>();
+
+  constructor(private readonly options: MessageWriterOptions) {}
+
+  /** Stores messages not stored yet; returns how many were new. Logs and returns 0 on a store error. */
+  async store(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
+    if (messages.length === 0) return 0;
+    const { store, views, counter, now } = this.options;
+    try {
+      const prepared = prepareMessages(sessionId, messages, counter, now);
+      const result = await store.appendMessages(
+        sessionId,
+        prepared.map((entry) => entry.record),
+      );
+      const items = result.inserted.map(({ index, seq, position }) => {
+        const entry = prepared[index] as (typeof prepared)[number];
+        const ref = { kind: "message" as const, seq };
+        return {
+          position,
+          ref,
+          tokens: entry.record.tokens,
+          message: entry.message,
+          createdAt: entry.record.createdAt,
+        };
+      });
+      views.appended(sessionId, result.viewVersion, items);
+      this.resync.delete(sessionId);
+      return result.inserted.length;
+    } catch (error) {
+      this.resync.add(sessionId);
+      this.options.logger.warn("lossless: storing messages failed", {
+        sessionId,
+        error: describeError(error),
+      });
+      return 0;
+    }
+  }
+
+  /**
+   * Stores the turn (`messages.slice(prePromptMessageCount)`), or the whole snapshot when the
+   * session has nothing stored yet, its last write failed, or the check itself failed. Never throws.
+   */
+  async storeTurn(turn: StoredTurn): Promise<number> {
+    const known = await this.hasStoredMessages(turn.sessionId);
+    const whole = !known || this.resync.has(turn.sessionId);
+    return this.store(
+      turn.sessionId,
+      whole ? turn.messages : turn.messages.slice(turn.prePromptMessageCount),
+    );
+  }
+
+  /** Whether the session has stored messages; false (logged) when the store could not be read. */
+  private async hasStoredMessages(sessionId: string): Promise<boolean> {
+    try {
+      return (await this.options.views.get(sessionId)).hasMessages;
+    } catch (error) {
+      this.options.logger.warn("lossless: store read failed", { error: describeError(error) });
+      return false;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The read half of the SQLite store's message, summary and view tables. Every read is one
+ * statement (lists travel as one JSON parameter, see `statements.ts`); reads of several tables
+ * run in one transaction so they see one version. An unknown session reads as empty. Methods are
+ * synchronous and run inside the store's error handling (`SqliteLosslessStore.run`).
+ */
+import type Database from "better-sqlite3";
+import type { ContextView, MessageRangeQuery, SessionStats, StoredMessage, StoredSummary } from "../store.js";
+import {
+  type ContextItemRow,
+  type MessageRow,
+  type SummaryRow,
+  toStoredContextItem,
+  toStoredMessage,
+  toStoredSummary,
+} from "./rows.js";
+import { findSession } from "./session-rows.js";
+import type { Statements } from "./statements.js";
+
+export class SqliteHistoryReader {
+  constructor(
+    private readonly database: Database.Database,
+    private readonly statements: Statements,
+  ) {}
+
+  contextView(sessionId: string): ContextView {
+    return this.database.transaction(() => {
+      const session = findSession(this.statements, sessionId);
+      if (session === undefined) return { version: 0, items: [] };
+      const rows = this.statements.readView.all(session.id) as ContextItemRow[];
+      return { version: session.view_version, items: rows.map(toStoredContextItem) };
+    })();
+  }
+
+  viewVersion(sessionId: string): number {
+    return findSession(this.statements, sessionId)?.view_version ?? 0;
+  }
+
+  sessionStats(sessionId: string): SessionStats {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined) return { messageCount: 0, summaryCount: 0, viewVersion: 0 };
+    const count = (statement: Database.Statement) => (statement.get(session.id) as { count: number }).count;
+    return {
+      messageCount: count(this.statements.countMessages),
+      summaryCount: count(this.statements.countSummaries),
+      viewVersion: session.view_version,
+    };
+  }
+
+  messages(sessionId: string, seqs: readonly number[]): StoredMessage[] {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined || seqs.length === 0) return [];
+    const rows = this.statements.readMessagesBySeq.all(session.id, JSON.stringify(seqs)) as MessageRow[];
+    return rows.map(toStoredMessage);
+  }
+
+  messageRange(sessionId: string, query: MessageRangeQuery): StoredMessage[] {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined || query.limit <= 0) return [];
+    const ranges = query.ranges;
+    if (ranges !== undefined && ranges.length === 0) return [];
+    const rows = this.statements.readMessageRange.all({
+      session: session.id,
+      afterSeq: query.afterSeq ?? 0,
+      firstSeq: ranges === undefined ? 0 : Math.min(...ranges.map(([first]) => first)),
+      lastSeq: ranges === undefined ? Number.MAX_SAFE_INTEGER : Math.max(...ranges.map(([, last]) => last)),
+      fromTime: query.fromTime ?? Number.MIN_SAFE_INTEGER,
+      toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,
+      ranges: ranges === undefined ? null : JSON.stringify(ranges),
+      limit: Math.floor(query.limit),
+    }) as MessageRow[];
+    return rows.map(toStoredMessage);
+  }
+
+  /** The summaries found, in the order of `summaryIds`. */
+  summaries(sessionId: string, summaryIds: readonly string[]): StoredSummary[] {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined || summaryIds.length === 0) return [];
+    const rows = this.statements.readSummaries.all(session.id, JSON.stringify(summaryIds)) as SummaryRow[];
+    const byId = new Map(rows.map((row) => [row.summary_id, toStoredSummary(row)]));
+    return summaryIds.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Leaf summaries one of whose source ranges holds `seq` (the span alone is not enough). */
+  leafSummariesOf(sessionId: string, seq: number): StoredSummary[] {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined) return [];
+    const rows = this.statements.findLeafSummaries.all(session.id, seq, seq) as SummaryRow[];
+    return rows
+      .map(toStoredSummary)
+      .filter((summary) => summary.sourceRanges.some(([first, last]) => seq >= first && seq <= last));
+  }
+}

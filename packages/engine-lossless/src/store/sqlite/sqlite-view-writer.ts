@@ -1,0 +1,154 @@
+/**
+ * The write half of the SQLite store's message and view tables: appending messages (each becomes
+ * a raw view item) and applying a compaction (summaries inserted, view items swapped for them).
+ * Each call is one transaction that also bumps the session's view version, so a reader sees the
+ * view before or after a write, never between. Methods are synchronous and run inside the store's
+ * error handling (`SqliteLosslessStore.run`).
+ *
+ * `applyCompaction` throws `LosslessStoreConflictError` (and writes nothing) when an edit no longer
+ * matches the view: a position holds another item, the positions are not adjacent, or the summary
+ * it names was not inserted.
+ */
+import type Database from "better-sqlite3";
+import { LosslessStoreConflictError } from "../../errors.js";
+import type {
+  AppendMessagesResult,
+  CompactionWrite,
+  ContextEdit,
+  ContextItemRef,
+  NewStoredMessage,
+  NewSummary,
+} from "../store.js";
+import { encodeAnchors } from "./rows.js";
+import { ensureSession, findSession } from "./session-rows.js";
+import type { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
+import type { Statements } from "./statements.js";
+
+interface ItemAtRow {
+  seq: number | null;
+  summary_id: string | null;
+}
+
+export class SqliteViewWriter {
+  constructor(
+    private readonly database: Database.Database,
+    private readonly statements: Statements,
+    private readonly jobs: SqliteSummaryJobs,
+    private readonly now: () => number,
+  ) {}
+
+  /** Inserts the messages whose identity is new, each with a view item after the newest. */
+  append(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
+    return this.database.transaction(() => {
+      const session = ensureSession(this.statements, sessionId, this.now);
+      let seq = session.next_seq;
+      let position = session.next_position;
+      const inserted: AppendMessagesResult["inserted"] = [];
+      messages.forEach((message, index) => {
+        const result = this.statements.insertMessage.run(
+          session.id,
+          seq,
+          Buffer.from(message.identity, "hex"),
+          message.role,
+          message.createdAt,
+          message.tokens,
+          message.json,
+        );
+        if (result.changes === 0) return;
+        this.statements.insertMessageItem.run(session.id, position, result.lastInsertRowid, message.tokens);
+        inserted.push({ index, seq, position });
+        seq += 1;
+        position += 1;
+      });
+      if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
+      const viewVersion = session.view_version + 1;
+      this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
+      return { inserted, viewVersion };
+    })();
+  }
+
+  /** Writes the compaction's summaries and edits, settles its jobs; the view version after it. */
+  applyCompaction(sessionId: string, write: CompactionWrite): { viewVersion: number } {
+    return this.database.transaction(() => {
+      const session = findSession(this.statements, sessionId);
+      if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
+      for (const summary of write.summaries) this.insertSummary(session.id, summary);
+      for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
+      if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
+      this.statements.bumpViewVersion.run(session.id);
+      return { viewVersion: session.view_version + 1 };
+    })();
+  }
+
+  private insertSummary(sessionRef: number, summary: NewSummary): void {
+    const seqs = summary.sourceRanges.flat();
+    const result = this.statements.insertSummary.run(
+      summary.summaryId,
+      sessionRef,
+      summary.kind,
+      summary.depth,
+      summary.content,
+      summary.tokens,
+      seqs.length === 0 ? 0 : Math.min(...seqs),
+      seqs.length === 0 ? 0 : Math.max(...seqs),
+      JSON.stringify(summary.sourceRanges),
+      summary.sourceCount,
+      summary.sourceTokens,
+      JSON.stringify(summary.childIds),
+      encodeAnchors(summary.anchors),
+      summary.earliestAt,
+      summary.latestAt,
+      summary.summarizer,
+      summary.createdAt,
+    );
+    this.statements.indexSummary.run(result.lastInsertRowid);
+    for (const childId of summary.childIds) {
+      this.statements.setSummaryParent.run(summary.summaryId, sessionRef, childId);
+    }
+  }
+
+  /** Checks that the edit still matches the view, then swaps its items for one summary item. */
+  private applyEdit(sessionId: string, sessionRef: number, edit: ContextEdit): void {
+    const first = edit.replace[0];
+    const last = edit.replace.at(-1);
+    if (first === undefined || last === undefined) {
+      throw new LosslessStoreConflictError(sessionId, `edit for ${edit.summaryId} replaces no items`);
+    }
+    for (const { position, ref } of edit.replace) {
+      const row = this.statements.itemAt.get(sessionRef, position) as ItemAtRow | undefined;
+      if (row === undefined || !sameRef(row, ref)) {
+        throw new LosslessStoreConflictError(
+          sessionId,
+          `position ${position} no longer holds ${describeRef(ref)}`,
+        );
+      }
+    }
+    const between = this.statements.countItemsBetween.get(sessionRef, first.position, last.position) as {
+      count: number;
+    };
+    if (between.count !== edit.replace.length) {
+      throw new LosslessStoreConflictError(
+        sessionId,
+        `positions ${first.position}..${last.position} are not ${edit.replace.length} adjacent items`,
+      );
+    }
+    const summaryRow = this.statements.summaryRowId.get(sessionRef, edit.summaryId) as
+      | { id: number }
+      | undefined;
+    if (summaryRow === undefined) {
+      throw new LosslessStoreConflictError(sessionId, `summary ${edit.summaryId} does not exist`);
+    }
+    this.statements.deleteItemsBetween.run(sessionRef, first.position, last.position);
+    this.statements.insertSummaryItem.run(sessionRef, first.position, summaryRow.id, edit.tokens, edit.json);
+  }
+}
+
+function sameRef(row: ItemAtRow, ref: ContextItemRef): boolean {
+  return ref.kind === "message"
+    ? row.summary_id === null && row.seq === ref.seq
+    : row.summary_id === ref.summaryId;
+}
+
+function describeRef(ref: ContextItemRef): string {
+  return ref.kind === "message" ? `message ${ref.seq}` : `summary ${ref.summaryId}`;
+}

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import { textRecord } from "./support/search-index.js";
+
+let directory: string;
+let store: SqliteLosslessStore;
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), "clew-lossless-terms-"));
+  store = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
+  // 600 messages: "deploy" in every one, "rollback" in a third, "kestrel" in one.
+  const records = Array.from({ length: 600 }, (_, index) => {
+    const words = [
+      "deploy log line",
+      index % 3 === 0 ? "rollback" : "steady",
+      index === 417 ? "kestrel" : "",
+    ];
+    return textRecord("s1", index + 1, words.join(" "));
+  });
+  await store.appendMessages("s1", records);
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe("search term selection (sqlite)", () => {
+  it("ranks by the rare term when a query mixes it with terms in most messages", async () => {
+    const hits = await store.searchMessages("s1", ["deploy", "kestrel", "rollback"], 50);
+    expect(hits.map((hit) => hit.key)).toEqual([418]);
+  });
+
+  it("still answers a query made only of common terms, by its least common ones", async () => {
+    const hits = await store.searchMessages("s1", ["deploy", "rollback"], 1_000);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits).toHaveLength(600);
+  });
+
+  it("keeps every term in a store too small for any term to be common", async () => {
+    const small = openSqliteStore(join(directory, "small.db"), { backgroundIndexDelayMs: false });
+    try {
+      await small.appendMessages("s1", [
+        textRecord("s1", 1, "deploy now"),
+        textRecord("s1", 2, "deploy later"),
+      ]);
+      expect((await small.searchMessages("s1", ["deploy", "later"], 10)).map((hit) => hit.key)).toEqual([
+        2, 1,
+      ]);
+    } finally {
+      await small.close();
+    }
+  });
+});
