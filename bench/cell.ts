@@ -4,6 +4,7 @@
  * its `CellResult` as a single marked JSON line on stdout.
  */
 import type { RssPeak } from "./metrics/rss-sampler.js";
+import type { JudgeSettings } from "./suites/quality/judge/judge.js";
 import type { BenchCounterId } from "./token-counters.js";
 import type { WorkloadSpec } from "./workloads/workload.js";
 
@@ -25,6 +26,8 @@ export interface BenchSettings {
   /** CPU the stub summarizer burns per call, standing in for a model's fixed cost. */
   summarizerBusyMs: number;
   piSessionsDir: string;
+  /** `--judge`: the model that answers and grades M1 questions (quality suite); absent = none. */
+  judge?: JudgeSettings;
 }
 
 export interface CellSpec {

@@ -1,10 +1,11 @@
 /** `npm run bench` arguments: parsed with `node:util` parseArgs, validated, turned into cells. */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { InvalidOptionError } from "@clew/core";
+import { InvalidOptionError, resolveClewHome } from "@clew/core";
 import type { BenchSettings, CellSpec } from "./cell.js";
 import { benchEngine } from "./engines.js";
 import { benchSuite, expandSuiteNames } from "./suites/index.js";
+import type { JudgeSettings } from "./suites/quality/judge/judge.js";
 import { qualityPreset } from "./suites/quality/presets.js";
 import { BENCH_COUNTERS, type BenchCounterId, isBenchCounterId } from "./token-counters.js";
 import { piSessionsDir } from "./workloads/pi-sessions.js";
@@ -33,6 +34,11 @@ export const USAGE = `Usage: npm run bench -- [options]
                         (issue #8 targets per engine, --sizes only), all (default: pipeline)
   --engine <ids>        context engines, comma-separated: legacy, recency, bm25 (default: legacy)
   --preset <id>         quality workload size: full, gate, tiny (default full; gate with --quick)
+  --judge <provider/model>
+                        quality: a model answers each M1 question from the engine's request and
+                        is graded against the expected answer (off by default; never gated); the
+                        model is resolved from clew.json in CLEW_HOME (default ~/.clew)
+  --judge-questions <n> questions judged per budget, spread over the list (default all)
   --counter <ids>       token counters: ${BENCH_COUNTERS.join(", ")} (default: chars)
   --sizes <counts>      synthetic session sizes in messages, e.g. 10k,50k (default: 10k,50k)
   --skip-pi             leave out the two recorded pi sessions
@@ -90,6 +96,8 @@ export function parseBenchArgs(
       "cold-turns": { type: "string" },
       out: { type: "string" },
       preset: { type: "string" },
+      judge: { type: "string" },
+      "judge-questions": { type: "string" },
       quick: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -100,6 +108,7 @@ export function parseBenchArgs(
   if (values.preset !== undefined) qualityPreset(values.preset);
   const engines = listOf(values.engine, "legacy");
   for (const engine of engines) benchEngine(engine);
+  const judge = parseJudge(values.judge, values["judge-questions"], environment);
   return {
     suites,
     engines,
@@ -126,7 +135,31 @@ export function parseBenchArgs(
       keepRecentTokens: 20_000,
       summarizerBusyMs: 25,
       piSessionsDir: piSessionsDir(environment),
+      ...(judge === undefined ? {} : { judge }),
     },
+  };
+}
+
+/**
+ * `--judge` and `--judge-questions`. Throws `InvalidOptionError` for a model that is not
+ * `provider/model-id`, or `--judge-questions` without `--judge` or not a whole number ≥ 1.
+ */
+function parseJudge(
+  model: string | undefined,
+  questions: string | undefined,
+  environment: NodeJS.ProcessEnv,
+): JudgeSettings | undefined {
+  if (model === undefined) {
+    if (questions !== undefined) throw new InvalidOptionError("--judge-questions", questions, "--judge too");
+    return undefined;
+  }
+  // The shape only: the cell resolves the model (and names what is missing) before it runs.
+  if (!/^[^/\s]+\/\S+$/.test(model))
+    throw new InvalidOptionError("--judge", model, "provider/model-id, e.g. openai/gpt-4o-mini");
+  return {
+    model,
+    clewHome: resolveClewHome(environment),
+    ...(questions === undefined ? {} : { questions: parseCount("--judge-questions", questions) }),
   };
 }
 

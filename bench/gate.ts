@@ -17,7 +17,7 @@ import { type GateThresholds, loadGateThresholds } from "./gate/gate-thresholds.
 import { formatTables } from "./report.js";
 import { runCellInChild } from "./spawn-cell.js";
 import { qualityPreset } from "./suites/quality/presets.js";
-import { QUALITY_ROWS, qualityFigures, TIMING_ROW_KEYS } from "./suites/quality/quality-rows.js";
+import { QUALITY_ROWS, qualityFigures, UNGATED_ROW_KEYS } from "./suites/quality/quality-rows.js";
 import type { QualityMetrics } from "./suites/quality/quality-suite.js";
 
 const DEFAULT_THRESHOLDS = join(import.meta.dirname, "gate-thresholds.json");
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     options = parseGateArgs(process.argv.slice(2));
     thresholds = await loadGateThresholds(options.thresholdsPath, {
       knownKeys: new Set(QUALITY_ROWS.map((row) => row.key)),
-      timingKeys: TIMING_ROW_KEYS,
+      ungatedKeys: UNGATED_ROW_KEYS,
     });
   } catch (error) {
     process.stderr.write(`bench:gate: ${describeError(error)}\n\n${USAGE}\n`);

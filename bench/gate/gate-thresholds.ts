@@ -24,12 +24,12 @@ type Problem = { path: string; message: string };
  * Parses and validates thresholds. Throws `ConfigError` naming `source` and every bad field: not
  * JSON, no `preset` string, an engine or key that is not an object, a bound that is not a finite
  * number, a threshold with neither bound or with `min` above `max`, a key not in `knownKeys`, or
- * a key in `timingKeys` (timings are never gated).
+ * a key in `ungatedKeys` (timings and model-judged rows are never gated).
  */
 export function parseGateThresholds(
   text: string,
   source: string,
-  keys: { knownKeys: ReadonlySet<string>; timingKeys: ReadonlySet<string> },
+  keys: { knownKeys: ReadonlySet<string>; ungatedKeys: ReadonlySet<string> },
 ): GateThresholds {
   let parsed: unknown;
   try {
@@ -61,7 +61,7 @@ export function parseGateThresholds(
 /** Reads and parses the thresholds file; a missing file is a `ConfigError` too. */
 export async function loadGateThresholds(
   path: string,
-  keys: { knownKeys: ReadonlySet<string>; timingKeys: ReadonlySet<string> },
+  keys: { knownKeys: ReadonlySet<string>; ungatedKeys: ReadonlySet<string> },
 ): Promise<GateThresholds> {
   let text: string;
   try {
@@ -76,15 +76,15 @@ function readThreshold(
   path: string,
   key: string,
   value: unknown,
-  keys: { knownKeys: ReadonlySet<string>; timingKeys: ReadonlySet<string> },
+  keys: { knownKeys: ReadonlySet<string>; ungatedKeys: ReadonlySet<string> },
   problems: Problem[],
 ): Threshold | undefined {
   if (!keys.knownKeys.has(key)) {
     problems.push({ path, message: "not a quality row key (see the keys in bench/results/latest.json)" });
     return undefined;
   }
-  if (keys.timingKeys.has(key)) {
-    problems.push({ path, message: "a timing; timings are never gated" });
+  if (keys.ungatedKeys.has(key)) {
+    problems.push({ path, message: "never gated (a timing or a model-judged row)" });
     return undefined;
   }
   if (!isRecord(value)) {

@@ -72,16 +72,22 @@ describe("the engine suite on tiny histories", () => {
     expect(metrics.bulkIngest).toMatchObject({ path: "bootstrap", stored: metrics.historyMessages });
     expect(metrics.turns.ingest.path).toBe("afterTurn");
     expect(metrics.turns.passThrough).toBe(false);
-    expect(metrics.turns.assemble.samples).toBe(3);
     expect(metrics.compaction).toMatchObject({ ok: true, compacted: true, delegated: false });
     expect(metrics.store.files).toHaveProperty(["lossless.db"]);
     for (const key of [
       "assembleP50Ms",
       "assembleP95Ms",
+      "assembleWithoutPromptP50Ms",
+      "assembleWithoutPromptP95Ms",
       "turnIngestMsPerMessage",
-      "bulkIngestMessagesPerSecond",
+      "bulkBootstrapMessagesPerSecond",
+      "bulkIngestBatchMessagesPerSecond",
       "storeOverRawJsonl",
       "compactionCpuMsExcludingSummarizer",
+      "coldStartOpenMs",
+      "coldStartBootstrapMs",
+      "coldStartFirstAssembleMs",
+      "coldStartTotalMs",
     ]) {
       const value = row(key, metrics);
       expect(typeof value, key).toBe("number");
@@ -89,14 +95,58 @@ describe("the engine suite on tiny histories", () => {
     }
   });
 
+  it("alternates turns with and without the prompt, so each mode gets every other measured turn", () => {
+    const metrics = metricsOf("lossless", 200);
+    expect(metrics.turns.assemble.samples).toBe(3);
+    expect(metrics.turns.withoutPrompt.latency.samples).toBe(3);
+    expect(metrics.turns.turnsRun).toBe(1 + 6);
+    expect(metrics.turns.withoutPrompt.passThrough).toBe(false);
+    expect(metrics.turns.withoutPrompt.lastAssembledMessages).toBeGreaterThan(0);
+    expect(metrics.turns.withoutPrompt.lastEstimatedTokens).toBeLessThanOrEqual(metrics.tokenBudget);
+  });
+
+  it("measures ingestBatch from memory into an empty store apart from bootstrap", () => {
+    const metrics = metricsOf("lossless", 200);
+    expect(metrics.batchIngest).toMatchObject({
+      measured: true,
+      path: "ingestBatch",
+      messages: metrics.historyMessages,
+      stored: metrics.historyMessages,
+    });
+  });
+
+  it("starts the lossless engine cold in a new process over the state the turns left", () => {
+    const metrics = metricsOf("lossless", 200);
+    const { coldStart } = metrics;
+    if (!coldStart.measured) throw new Error(`cold start not measured: ${coldStart.reason}`);
+    expect(coldStart.bootstrap?.bootstrapped).toBe(true);
+    // The transcript now also holds the turns, as a host stores them.
+    expect(coldStart.messages).toBeGreaterThan(metrics.historyMessages);
+    expect(coldStart.passThrough).toBe(false);
+    expect(coldStart.assembledMessages).toBeGreaterThan(0);
+    expect(coldStart.startupMs).toBeGreaterThan(0);
+    expect(coldStart.maxRssMb).toBeGreaterThan(0);
+    const parts = coldStart.openMs + (coldStart.bootstrapMs ?? 0) + coldStart.firstAssembleMs;
+    expect(coldStart.totalMs).toBeCloseTo(parts, 6);
+  });
+
   it("gives legacy n/a for what it does not keep and compacts it through the runtime", () => {
     const metrics = metricsOf("legacy", 200);
     expect(metrics.bulkIngest).toMatchObject({ path: "ingest", stored: 0 });
+    expect(metrics.batchIngest).toEqual({ measured: false, reason: "no ingestBatch" });
     expect(metrics.turns.passThrough).toBe(true);
+    expect(metrics.turns.withoutPrompt.passThrough).toBe(true);
     expect(metrics.store.bytes).toBe(0);
-    for (const key of ["turnIngestMsPerMessage", "bulkIngestMessagesPerSecond", "storeOverRawJsonl"]) {
+    for (const key of [
+      "turnIngestMsPerMessage",
+      "bulkBootstrapMessagesPerSecond",
+      "bulkIngestBatchMessagesPerSecond",
+      "storeOverRawJsonl",
+    ]) {
       expect(row(key, metrics), key).toBe("keeps no copy");
     }
+    expect(row("coldStartBootstrapMs", metrics)).toBe("no bootstrap");
+    expect(row("coldStartTotalMs", metrics)).toBeGreaterThan(0);
     expect(metrics.compaction).toMatchObject({ ok: true, compacted: true, delegated: true });
     expect(metrics.compaction.summarizerCalls).toBeGreaterThan(0);
     expect(row("compactionCpuMsExcludingSummarizer", metrics)).toBeGreaterThan(0);
@@ -110,12 +160,16 @@ describe("the engine suite on tiny histories", () => {
     expect(title).toContain("token counter chars-cached");
     expect(header?.split(/\s+/)).toEqual(["figure", "history", "target", "legacy", "lossless"]);
     // The row's second line is the 200-message history, where both engines have a cell.
-    const bulk = body[body.findIndex((line) => line.startsWith("bulk ingest (messages/s)")) + 1] ?? "";
-    expect(bulk).toMatch(/^\s+200\s+≥ 20,000\s+n\/a \(keeps no copy\)\s+[\d,]+ [✓✗]$/);
-    const slope = body.find((line) => line.startsWith("assemble p95 log-log slope")) ?? "";
-    expect(slope).toMatch(
-      /^assemble p95 log-log slope\s+100–200\s+≤ 0\.1 \(flat\)\s+-?\d+\.\d\d \(pass-through\)\s+–$/,
-    );
+    const secondLine = (label: string) => body[body.findIndex((line) => line.startsWith(label)) + 1] ?? "";
+    for (const label of ["bulk ingest: bootstrap", "bulk ingest: ingestBatch"]) {
+      expect(secondLine(label), label).toMatch(/^\s+200\s+≥ 20,000\s+n\/a \(keeps no copy\)\s+[\d,]+ [✓✗]$/);
+    }
+    expect(secondLine("cold start: bootstrap")).toMatch(/^\s+200\s+n\/a \(no bootstrap\)\s+[\d.,]+$/);
+    expect(secondLine("cold start: total")).toMatch(/^\s+200\s+[\d.,]+\s+[\d.,]+$/);
+    for (const mode of ["with", "without"]) {
+      const slope = body.find((line) => line.startsWith(`assemble ${mode} prompt p95 log-log slope`)) ?? "";
+      expect(slope, mode).toMatch(/\s+100–200\s+≤ 0\.1 \(flat\)\s+-?\d+\.\d\d \(pass-through\)\s+–$/);
+    }
     expect(shown?.files.map((path) => path.slice(outDir.length + 1))).toEqual([
       "engine-assemble-1970-01-01T00-00-00.000Z.svg",
       "engine-assemble-latest.svg",

@@ -1,4 +1,5 @@
 import {
+  type AgentMessage,
   type AssistantMessage,
   InvalidOptionError,
   type MessageEntry,
@@ -7,7 +8,7 @@ import {
   type TranscriptEntry,
 } from "@clew/core";
 import { describe, expect, it } from "vitest";
-import { replayMessages } from "../workloads/scale.js";
+import { COPY_SPAN_MS, replayMessages } from "../workloads/scale.js";
 
 const usage = {
   input: 0,
@@ -88,6 +89,17 @@ describe("replayMessages", () => {
     const { calls, results } = toolCallIds([...replayMessages([source], 9)]);
     expect(calls).toEqual(["toolu_1_0", "toolu_1_1", "toolu_1_2"]);
     expect(results).toEqual(calls);
+  });
+
+  it("makes no two messages identical: each copy is later in time", () => {
+    const replayed = [...replayMessages([source], 9)].flatMap((item): AgentMessage[] =>
+      item.type === "message" ? [(item as MessageEntry).message] : [],
+    );
+    expect(new Set(replayed.map((message) => JSON.stringify(message))).size).toBe(9);
+    const userTimes = replayed
+      .filter((message) => message.role === "user")
+      .map((message) => message.timestamp);
+    expect(userTimes).toEqual([0, 1, 2].map((copy) => (userTimes[0] ?? 0) + copy * COPY_SPAN_MS));
   });
 
   it("leaves the source entries untouched", () => {

@@ -1,7 +1,9 @@
 /**
  * Synthetic sessions of any length, made by replaying real message entries copy after copy.
- * Every copy gets its own entry ids and tool-call ids, so the result is one valid, linear
- * transcript: no duplicate ids, and each tool result still answers the call of its own copy.
+ * Every copy gets its own entry ids and tool-call ids, and its messages move later in time, so
+ * the result is one valid, linear transcript: no duplicate ids, each tool result still answers the
+ * call of its own copy, and no two messages are identical (as in a real session, where a repeated
+ * "yes" still has its own time), which engines that store by content identity rely on.
  */
 import {
   type AgentMessage,
@@ -18,9 +20,9 @@ import {
  * Yields exactly `targetMessages` message entries: the message entries of each source in order,
  * then again from the first source, and so on. Copy `n` (one pass over one source) suffixes entry
  * ids with `-n` and tool-call ids with `_n` (which keeps them valid under the strict
- * `[A-Za-z0-9_-]` id policy); each entry's parent is the entry yielded before it. Message objects
- * are copied only where an id changes; sources are never mutated. The last copy may stop inside a
- * tool call, as a session cut off mid-turn would.
+ * `[A-Za-z0-9_-]` id policy) and moves message timestamps `n × COPY_SPAN_MS` later; each entry's
+ * parent is the entry yielded before it. Copy 0 is the sources' messages themselves; sources are
+ * never mutated. The last copy may stop inside a tool call, as a session cut off mid-turn would.
  *
  * Throws `InvalidOptionError` for a negative or fractional `targetMessages`, or when a positive
  * count is asked of sources holding no message entries.
@@ -53,13 +55,22 @@ export function* replayMessages(
   }
 }
 
+/** How much later each copy's messages are: longer than either recorded session lasts. */
+export const COPY_SPAN_MS = 30 * 24 * 3_600_000;
+
 function rekeyEntry(entry: MessageEntry, copy: number, parentId: string | null): NewTranscriptEntry {
   return {
     ...entry,
     id: `${entry.id}-${copy}`,
     parentId,
-    message: rekeyToolCalls(entry.message, copy),
+    message: shiftTimestamp(rekeyToolCalls(entry.message, copy), copy),
   };
+}
+
+function shiftTimestamp(message: AgentMessage, copy: number): AgentMessage {
+  const timestamp = (message as { timestamp?: unknown }).timestamp;
+  if (copy === 0 || typeof timestamp !== "number") return message;
+  return { ...message, timestamp: timestamp + copy * COPY_SPAN_MS } as AgentMessage;
 }
 
 /** The message with every tool-call id it holds suffixed by `_copy`; others returned as they are. */

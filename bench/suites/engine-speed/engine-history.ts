@@ -3,7 +3,12 @@
  * transcript the way a host keeps it, then whole turns that follow it in the same replay.
  */
 import { stat } from "node:fs/promises";
-import type { AgentMessage, JsonlTranscriptStore, NewTranscriptEntry } from "@clew/core";
+import {
+  type AgentMessage,
+  type JsonlTranscriptStore,
+  type NewTranscriptEntry,
+  TranscriptHostSession,
+} from "@clew/core";
 
 export interface SplitReplay {
   /** The session before the measured turns: `historyMessages` entries, then up to the next user message. */
@@ -77,4 +82,22 @@ export async function writeTranscript(
   }
   const path = store.transcriptPath("main", sessionId);
   return { path, bytes: (await stat(path)).size };
+}
+
+/**
+ * Appends `messages` to the session's transcript as a host stores turns (opened, appended, flushed,
+ * closed), so the transcript holds what the engine was given. Throws what the store throws.
+ */
+export async function appendToTranscript(
+  store: JsonlTranscriptStore,
+  session: { sessionId: string; sessionKey: string },
+  messages: readonly AgentMessage[],
+): Promise<void> {
+  const opened = await TranscriptHostSession.openOrCreate(store, { agentId: "main", ...session });
+  try {
+    await opened.append(messages);
+    await opened.flush();
+  } finally {
+    await opened.close();
+  }
 }

@@ -2,19 +2,24 @@
  * One engine-speed cell: one engine on a synthetic history of N messages, driven only through the
  * context-engine contract. Phases, in order, on one engine instance:
  * 1. bulk ingest of the whole history (bootstrap of its transcript, else ingestBatch, else ingest);
- *    the engine's state folder is measured right after, against the transcript's bytes;
+ *    the engine's state folder is measured right after, against the transcript's bytes; then, on a
+ *    second engine with a state folder of its own (disposed and removed at once), `ingestBatch` of
+ *    the same messages from memory, so both bulk paths are measured on an empty store;
  * 2. one forced compaction of that backlog with the 128k budget (stub summarizer, time taken out),
  *    then `maintain` as a host runs it after a compaction (not timed);
- * 3. turns: assemble with a 128k budget, then the turn's messages through the host's finalize
- *    path, then `maintain`.
+ * 3. turns: assemble with a 128k budget (with the turn's prompt and without one, on alternate
+ *    turns), then the turn's messages through the host's finalize path, then `maintain`.
+ * Then the engine is disposed, the turns are appended to the transcript as a host stores them, and
+ * a new process opens the engine over the state folder for its first assemble (M9 cold start).
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type AgentMessage,
   type ContextEngine,
   createRuntimeCompaction,
   JsonlTranscriptStore,
+  readableTextParts,
   type SessionRuntimeCompactor,
   type TokenCounter,
   TranscriptHostSession,
@@ -24,9 +29,21 @@ import { loadBenchTokenCounter } from "../../token-counters.js";
 import { loadWorkload } from "../../workloads/workload.js";
 import { createStubSummarizer, type StubSummarizer } from "../pipeline/stub-summarizer.js";
 import type { CellContext } from "../suite.js";
-import { type BulkIngestMetrics, measureBulkIngest } from "./bulk-ingest.js";
+import {
+  type BatchIngestOutcome,
+  type BulkIngestMetrics,
+  measureBatchIngest,
+  measureBulkIngest,
+} from "./bulk-ingest.js";
+import { COLD_START_MAX_MESSAGES, type ColdStartOutcome, measureColdStart } from "./cold-start.js";
 import { type EngineCompactionMetrics, measureEngineCompaction } from "./engine-compaction.js";
-import { messagesOf, splitReplay, type WrittenTranscript, writeTranscript } from "./engine-history.js";
+import {
+  appendToTranscript,
+  messagesOf,
+  splitReplay,
+  type WrittenTranscript,
+  writeTranscript,
+} from "./engine-history.js";
 import { measureTurns, type TurnMetrics } from "./engine-turns.js";
 import { createEngineUnderTest } from "./engine-under-test.js";
 import { measureStoreSize, type StoreSize } from "./store-size.js";
@@ -49,7 +66,10 @@ export interface EngineSpeedMetrics {
   historyMessages: number;
   /** The transcript's file size: the raw JSONL of the same messages. */
   rawJsonlBytes: number;
+  /** The host path: bootstrap, else ingestBatch, else ingest. */
   bulkIngest: BulkIngestMetrics;
+  /** `ingestBatch` from memory into an empty store (the host path's figures when that was ingestBatch). */
+  batchIngest: BatchIngestOutcome;
   /** The engine's state folder right after bulk ingest (0 bytes: it keeps nothing on disk). */
   store: StoreSize & {
     /** `bytes / rawJsonlBytes`. */
@@ -59,6 +79,8 @@ export interface EngineSpeedMetrics {
   };
   compaction: EngineCompactionMetrics;
   turns: TurnMetrics;
+  /** New process → open over the state folder → bootstrap → first assemble (M9). */
+  coldStart: ColdStartOutcome;
 }
 
 /** Throws for a workload that is not synthetic, an unknown engine, or a failing phase. */
@@ -78,12 +100,16 @@ export async function runEngineSpeedCell(cell: CellSpec, context: CellContext): 
     stateDir,
     workspaceDir: context.home,
   });
+  let replay: PreparedReplay;
+  let phases: Omit<EngineSpeedMetrics, "coldStart">;
   try {
-    const replay = await prepareReplay(cell, workload.messages, context.home);
-    return await measurePhases(engine, { cell, context, counter, summarizer, stateDir, replay });
+    replay = await prepareReplay(cell, workload.messages, context.home);
+    phases = await measurePhases(engine, { cell, context, counter, summarizer, stateDir, replay });
   } finally {
     await engine.dispose?.();
   }
+  const coldStart = await coldStartAfterTurns({ cell, context, replay, stateDir }, phases.turns);
+  return { ...phases, coldStart };
 }
 
 interface PreparedReplay {
@@ -102,7 +128,8 @@ async function prepareReplay(cell: CellSpec, messages: number, home: string): Pr
   );
   const replay = splitReplay(loaded.entries(), {
     historyMessages: messages,
-    turns: settings.warmupTurns + settings.warmTurns,
+    // Measured turns alternate with and without the prompt: `warmTurns` of each.
+    turns: settings.warmupTurns + 2 * settings.warmTurns,
   });
   const transcriptStore = new JsonlTranscriptStore({ home });
   const transcript = await writeTranscript(transcriptStore, SESSION_ID, replay.history);
@@ -118,7 +145,10 @@ interface PhaseInputs {
   replay: PreparedReplay;
 }
 
-async function measurePhases(engine: ContextEngine, inputs: PhaseInputs): Promise<EngineSpeedMetrics> {
+async function measurePhases(
+  engine: ContextEngine,
+  inputs: PhaseInputs,
+): Promise<Omit<EngineSpeedMetrics, "coldStart">> {
   const { settings } = inputs.cell;
   const { context, replay, stateDir } = inputs;
   const session = { sessionId: SESSION_ID, sessionKey: SESSION_KEY, sessionFile: replay.transcript.path };
@@ -126,6 +156,7 @@ async function measurePhases(engine: ContextEngine, inputs: PhaseInputs): Promis
   context.log(`bulk ingest of ${replay.history.length} messages`);
   const bulkIngest = await measureBulkIngest(engine, { ...session, messages: replay.history });
   const store = await measureStoreSize(stateDir);
+  const batchIngest = await measureBatchPath(engine, bulkIngest, inputs);
 
   context.log("forced compaction of the backlog");
   const compaction = await compactBacklog(engine, {
@@ -161,6 +192,7 @@ async function measurePhases(engine: ContextEngine, inputs: PhaseInputs): Promis
     historyMessages: replay.history.length,
     rawJsonlBytes: replay.transcript.bytes,
     bulkIngest,
+    batchIngest,
     store: {
       ...store,
       overRawJsonl: store.bytes / replay.transcript.bytes,
@@ -215,4 +247,74 @@ async function compactBacklog(
   } finally {
     await opened.session?.close();
   }
+}
+
+/**
+ * The batch path on an empty store: the host path's figures when they were ingestBatch already,
+ * else a second engine in a state folder of its own, removed afterwards.
+ */
+async function measureBatchPath(
+  engine: ContextEngine,
+  bulkIngest: BulkIngestMetrics,
+  inputs: PhaseInputs,
+): Promise<BatchIngestOutcome> {
+  if (bulkIngest.path === "ingestBatch") return { measured: true, ...bulkIngest };
+  if (engine.ingestBatch === undefined) return { measured: false, reason: "no ingestBatch" };
+  inputs.context.log(`ingestBatch of ${inputs.replay.history.length} messages into an empty store`);
+  const stateDir = join(inputs.context.home, "engine-state-batch");
+  await mkdir(stateDir, { recursive: true });
+  try {
+    const open = () =>
+      createEngineUnderTest({
+        engine: inputs.cell.engine,
+        counter: inputs.counter,
+        summarizer: createStubSummarizer({ busyMs: 0 }),
+        stateDir,
+        workspaceDir: inputs.context.home,
+      });
+    return await measureBatchIngest(open, {
+      sessionId: SESSION_ID,
+      sessionKey: SESSION_KEY,
+      messages: inputs.replay.history,
+    });
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * M9's cold start over the state the disposed engine left: the turns it saw are appended to the
+ * transcript first (a host stores them), and the first turn not run gives the prompt.
+ */
+async function coldStartAfterTurns(
+  inputs: Pick<PhaseInputs, "cell" | "context" | "replay" | "stateDir">,
+  turns: TurnMetrics,
+): Promise<ColdStartOutcome> {
+  const { cell, context, replay } = inputs;
+  // The size asked for: the history itself runs on to the next user message.
+  if (cell.workload.kind === "synthetic" && cell.workload.messages > COLD_START_MAX_MESSAGES) {
+    return { measured: false, reason: `over ${COLD_START_MAX_MESSAGES.toLocaleString("en-US")} messages` };
+  }
+  const run = replay.turns.slice(0, turns.turnsRun);
+  await appendToTranscript(
+    replay.transcriptStore,
+    { sessionId: SESSION_ID, sessionKey: SESSION_KEY },
+    run.flat(),
+  );
+  const next = replay.turns[turns.turnsRun]?.[0] ?? run.at(-1)?.[0];
+  context.log("cold start: open, bootstrap and first assemble in a new process");
+  return measureColdStart(
+    {
+      engine: cell.engine,
+      counter: cell.counter,
+      stateDir: inputs.stateDir,
+      workspaceDir: context.home,
+      home: context.home,
+      sessionId: SESSION_ID,
+      sessionKey: SESSION_KEY,
+      prompt: next === undefined ? "" : readableTextParts(next).join("\n"),
+      tokenBudget: ENGINE_SPEED_TOKEN_BUDGET,
+    },
+    context.home,
+  );
 }

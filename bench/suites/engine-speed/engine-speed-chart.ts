@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { CellResult } from "../../cell.js";
 import { type ChartSeries, lineChartSvg } from "../../charts/line-chart-svg.js";
 import { logLogSlope } from "../../metrics/log-log-slope.js";
+import type { LatencySummary } from "../../metrics/percentiles.js";
 import type { EngineSpeedMetrics } from "./engine-speed-cell.js";
 
 export interface AssembleSlope {
@@ -18,8 +19,14 @@ export interface AssembleSlope {
   slope: number;
 }
 
-/** Per engine with two sizes or more: its p50 and p95 series and their slopes. */
-export function assembleSeries(results: readonly CellResult[]): {
+/**
+ * Per engine with two sizes or more: its p50 and p95 series and their slopes, of `assemble` with
+ * the prompt unless `latency` picks another distribution (the calls without one).
+ */
+export function assembleSeries(
+  results: readonly CellResult[],
+  latency: (metrics: EngineSpeedMetrics) => LatencySummary = (metrics) => metrics.turns.assemble,
+): {
   series: ChartSeries[];
   slopes: AssembleSlope[];
 } {
@@ -38,7 +45,7 @@ export function assembleSeries(results: readonly CellResult[]): {
     for (const figure of ["p50", "p95"] as const) {
       const points = sorted.map(
         ([messages, metrics]) =>
-          [messages, figure === "p50" ? metrics.turns.assemble.p50Ms : metrics.turns.assemble.p95Ms] as const,
+          [messages, figure === "p50" ? latency(metrics).p50Ms : latency(metrics).p95Ms] as const,
       );
       series.push({ name: `${engine} ${figure}`, points, group: engine, dashed: figure === "p95" });
       const slope = logLogSlope(points);
@@ -60,7 +67,7 @@ export async function writeAssembleChart(
   const { series } = assembleSeries(results);
   if (series.length === 0) return [];
   const svg = lineChartSvg({
-    title: "Engine assemble latency against history length (128k budget)",
+    title: "Engine assemble (with the prompt) latency against history length (128k budget)",
     xLabel: "messages in history",
     yLabel: "ms per assemble",
     xLog: true,

@@ -12,7 +12,9 @@ import { formatEngineSpeedTable } from "./engine-speed-table.js";
 
 export const engineSpeedSuite: BenchSuite<EngineSpeedMetrics> = {
   name: "engine",
-  description: "issue #8 speed targets per engine: assemble, ingest, store size, compaction CPU, memory",
+  description:
+    "issue #8 speed targets per engine: assemble with and without the prompt, bulk and per-turn ingest, " +
+    "store size, compaction CPU, cold start (M9), memory",
   run: runEngineSpeedCell,
   rows: ENGINE_SPEED_ROWS,
   cells: {

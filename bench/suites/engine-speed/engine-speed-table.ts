@@ -6,6 +6,14 @@ import type { CellResult } from "../../cell.js";
 import { formatCount } from "../../workloads/workload.js";
 import { ENGINE_SPEED_TOKEN_BUDGET, type EngineSpeedMetrics } from "./engine-speed-cell.js";
 import { type AssembleSlope, assembleSeries } from "./engine-speed-chart.js";
+import {
+  engineSpeedNotes,
+  isPassThrough,
+  sizeOf,
+  usedOwnSummarizer,
+  withoutPrompt,
+  withPrompt,
+} from "./engine-speed-notes.js";
 import { ENGINE_SPEED_ROWS, type EngineSpeedRow, type SpeedTarget } from "./engine-speed-rows.js";
 
 /** Assemble counts as flat against history when its p95 grows at most like messages^0.1. */
@@ -37,8 +45,14 @@ export function formatEngineSpeedTable(results: readonly CellResult[]): string {
       ]);
     });
     if (row.key === "assembleP95Ms") {
-      const passThrough = engines.filter((engine) => isPassThrough(engine, results));
-      lines.push(...slopeLines(engines, assembleSeries(results).slopes, passThrough));
+      const passThrough = engines.filter((engine) => isPassThrough(engine, results, withPrompt));
+      const { slopes } = assembleSeries(results, withPrompt);
+      lines.push(...slopeLines(engines, slopes, passThrough, "assemble with prompt", ["p50", "p95"]));
+    }
+    if (row.key === "assembleWithoutPromptP95Ms") {
+      const passThrough = engines.filter((engine) => isPassThrough(engine, results, withoutPrompt));
+      const { slopes } = assembleSeries(results, withoutPrompt);
+      lines.push(...slopeLines(engines, slopes, passThrough, "assemble without prompt", ["p95"]));
     }
   }
   sizes.forEach((size, index) => {
@@ -49,11 +63,7 @@ export function formatEngineSpeedTable(results: readonly CellResult[]): string {
       ...engines.map((engine) => rssCell(cellAt(engine, size))),
     ]);
   });
-  return [title, renderGrid(lines), ...notes(engines, sizes, results)].join("\n");
-}
-
-function sizeOf(result: CellResult): number {
-  return result.cell.workload.kind === "synthetic" ? result.cell.workload.messages : 0;
+  return [title, renderGrid(lines), ...engineSpeedNotes(engines, sizes, results)].join("\n");
 }
 
 function figureCell(
@@ -70,23 +80,9 @@ function figureCell(
   return `${formatFigure(value, row.display)}${ownSummarizer ? "†" : ""}${mark(value, target)}`;
 }
 
-/** Compacted without calling the bench's stub: the engine ran a summarizer of its own. */
-function usedOwnSummarizer(metrics: EngineSpeedMetrics): boolean {
-  return metrics.compaction.compacted && metrics.compaction.summarizerCalls === 0;
-}
-
 function rssCell(result: CellResult | undefined): string {
   if (result?.memory === undefined) return result?.error === undefined ? "–" : "error";
   return result.memory.maxRssMb.toFixed(0);
-}
-
-/** Every measured cell of `engine` assembled by handing back its input. */
-function isPassThrough(engine: string, results: readonly CellResult[]): boolean {
-  const measured = results.filter((result) => result.cell.engine === engine && result.metrics !== undefined);
-  return (
-    measured.length > 0 &&
-    measured.every((result) => (result.metrics as EngineSpeedMetrics).turns.passThrough)
-  );
 }
 
 /**
@@ -97,13 +93,15 @@ function slopeLines(
   engines: readonly string[],
   slopes: readonly AssembleSlope[],
   passThrough: readonly string[],
+  label: string,
+  figures: readonly AssembleSlope["figure"][],
 ): string[][] {
-  return (["p50", "p95"] as const).map((figure) => {
+  return figures.map((figure) => {
     const sizes = slopes.find((slope) => slope.figure === figure)?.sizes ?? [];
     const span = sizes.length < 2 ? "" : `${formatCount(sizes[0] ?? 0)}–${formatCount(sizes.at(-1) ?? 0)}`;
     const target = figure === "p95" ? FLAT_SLOPE_TARGET : undefined;
     return [
-      `assemble ${figure} log-log slope`,
+      `${label} ${figure} log-log slope`,
       span,
       target?.label ?? "",
       ...engines.map((engine) => {
@@ -134,67 +132,6 @@ function formatFigure(value: number, display: EngineSpeedRow["display"]): string
     case "ratio":
       return `${value.toFixed(2)}×`;
   }
-}
-
-/** Lines under the table: the legend, how each engine ingested, store files, what did not compact, errors. */
-function notes(
-  engines: readonly string[],
-  sizes: readonly number[],
-  results: readonly CellResult[],
-): string[] {
-  const metricsAt = (engine: string, size: number) =>
-    results.find((result) => result.cell.engine === engine && sizeOf(result) === size)?.metrics as
-      | EngineSpeedMetrics
-      | undefined;
-  const perEngine = (describe: (engine: string) => string) => engines.map(describe).join(", ");
-  const largest = (engine: string) =>
-    [...sizes]
-      .reverse()
-      .map((size) => metricsAt(engine, size))
-      .find((metrics) => metrics !== undefined);
-  const lines = [
-    "✓ meets, ✗ misses issue #8's target. Timings come from a shared machine: noisy, never gated.",
-    `bulk ingest path: ${perEngine((engine) => `${engine} ${largest(engine)?.bulkIngest.path ?? "–"}`)}; ` +
-      `per-turn path: ${perEngine((engine) => `${engine} ${largest(engine)?.turns.ingest.path ?? "–"}`)}`,
-    `turns measured (${sizes.map(formatCount).join("/")}): ${perEngine(
-      (engine) =>
-        `${engine} ${sizes.map((size) => String(metricsAt(engine, size)?.turns.assemble.samples ?? "–")).join("/")}`,
-    )}`,
-  ];
-  for (const engine of engines) {
-    const metrics = largest(engine);
-    if (metrics === undefined) continue;
-    if (isPassThrough(engine, results))
-      lines.push(
-        `${engine} assemble returns the history it is given: its times are call overhead, timer and GC noise`,
-      );
-    if (metrics.store.bytes > 0)
-      lines.push(
-        `${engine} store at ${formatCount(metrics.historyMessages)} messages: ${storeFiles(metrics)}`,
-      );
-    if (!metrics.compaction.compacted)
-      lines.push(`${engine} compaction: ${metrics.compaction.reason ?? "no reason given"}`);
-  }
-  if (
-    results.some(
-      (result) => result.metrics !== undefined && usedOwnSummarizer(result.metrics as EngineSpeedMetrics),
-    )
-  ) {
-    lines.push(
-      "† the engine never called the bench's stub summarizer: the figure includes its own summarizer",
-    );
-  }
-  const failed = results.filter((result) => result.error !== undefined);
-  if (failed.length > 0) lines.push("errors:");
-  for (const result of failed) lines.push(`  ${result.cell.engine} ${result.workloadName}: ${result.error}`);
-  return lines;
-}
-
-/** `lossless.db 12.3 MB, lossless.db-wal 4.0 MB` (after bulk ingest), and the raw JSONL beside it. */
-function storeFiles(metrics: EngineSpeedMetrics): string {
-  const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
-  const files = Object.entries(metrics.store.files).map(([name, bytes]) => `${name} ${megabytes(bytes)}`);
-  return `${files.join(", ")} (raw JSONL ${megabytes(metrics.rawJsonlBytes)}; after the turns ${megabytes(metrics.store.atEnd.bytes)})`;
 }
 
 /** Left-aligns the first three columns, right-aligns the engines, with a rule under the header. */

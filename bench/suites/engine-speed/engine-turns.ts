@@ -1,8 +1,14 @@
 /**
- * Turns as a host drives an engine, minus the host: `assemble` with the stored history and the
- * turn's prompt, then the turn's messages through `afterTurn`, else `ingestBatch`, else `ingest`
- * per message (the host's finalize order), then `maintain` when the engine has it. `assemble` and
- * the finalize call are timed; `maintain` is timed apart, since a host may run it after the reply.
+ * Turns as a host drives an engine, minus the host: `assemble` with the stored history, then the
+ * turn's messages through `afterTurn`, else `ingestBatch`, else `ingest` per message (the host's
+ * finalize order), then `maintain` when the engine has it. `assemble` and the finalize call are
+ * timed; `maintain` is timed apart, since a host may run it after the reply.
+ *
+ * Measured turns alternate between `assemble` with the turn's prompt and without one, one call per
+ * turn, so each is the first call after the turn's ingest and neither finds a view the other has
+ * just brought up to date: the figures separate the view's assembly (O(change)) from query-aware
+ * retrieval (an engine adding earlier messages that match `params.prompt`). Warm-up turns make
+ * both calls, untimed, so both paths are compiled before anything is measured.
  */
 import { type AgentMessage, type ContextEngine, readableTextParts } from "@clew/core";
 import { type LatencySummary, summarizeLatencies } from "../../metrics/percentiles.js";
@@ -18,11 +24,11 @@ export interface TurnSession {
 export interface TurnOptions {
   /** Unmeasured turns first (JIT, first view build). */
   warmup: number;
-  /** Measured turns at most. */
+  /** Measured turns at most per assemble mode (with and without the prompt): twice as many in all. */
   turns: number;
   /** Stop early once the measured turns took this long... */
   budgetMs: number;
-  /** ...and there are at least this many. */
+  /** ...and each mode has at least this many. */
   minTurns: number;
 }
 
@@ -38,23 +44,42 @@ export interface TurnIngestMetrics {
   perTurnMsPerMessage: LatencySummary;
 }
 
+/** `assemble` in one mode, over the measured turns that used it. */
+export interface AssembleMetrics {
+  latency: LatencySummary;
+  /** Every call returned the very array it was given (legacy's pass-through). */
+  passThrough: boolean;
+  /** Messages the last call returned, and its estimate. */
+  lastAssembledMessages: number;
+  lastEstimatedTokens: number;
+}
+
 export interface TurnMetrics {
   /** Messages in the history when the first measured turn started. */
   historyMessages: number;
+  /** Turns run, warm-up included: `turns[0..turnsRun)` are in the engine now. */
+  turnsRun: number;
+  /** `assemble` with the turn's prompt (the host's call). */
   assemble: LatencySummary;
-  /** Every measured `assemble` returned the very array it was given (legacy's pass-through). */
+  /** Every `assemble` with the prompt returned the very array it was given. */
   passThrough: boolean;
-  /** Messages `assemble` returned in the last measured turn, and its estimate. */
+  /** Messages `assemble` with the prompt returned in the last measured turn, and its estimate. */
   lastAssembledMessages: number;
   lastEstimatedTokens: number;
+  /** `assemble` without `prompt`: the view alone, no query-aware retrieval. */
+  withoutPrompt: AssembleMetrics;
+  /** Over every measured turn, both modes. */
   ingest: TurnIngestMetrics;
   /** `maintain` after each measured turn; absent for engines without it. */
   maintain?: LatencySummary;
 }
 
+type AssembleMode = "prompted" | "unprompted";
+
 /**
  * Runs `warmup` then measured turns from `turns`, growing `history` (the caller's array is not
- * changed). Throws when there are no turns to measure after the warm-up, or what the engine throws.
+ * changed). Throws when fewer than two turns (one per mode) are left after the warm-up, or what
+ * the engine throws.
  */
 export async function measureTurns(
   engine: ContextEngine,
@@ -63,33 +88,42 @@ export async function measureTurns(
   turns: readonly (readonly AgentMessage[])[],
   options: TurnOptions,
 ): Promise<TurnMetrics> {
-  const measured = turns.slice(options.warmup, options.warmup + options.turns);
-  if (measured.length === 0) {
+  const measured = turns.slice(options.warmup, options.warmup + 2 * options.turns);
+  if (measured.length < 2) {
     throw new Error(
-      `no turns left to measure after ${options.warmup} warm-up turns (${turns.length} in all)`,
+      `${measured.length} turns left to measure after ${options.warmup} warm-up turns (${turns.length} in all); ` +
+        "at least 2 are needed, one with the prompt and one without",
     );
   }
   let stored = [...history];
   for (const turn of turns.slice(0, options.warmup))
-    stored = (await runTurn(engine, session, stored, turn)).history;
+    stored = (await runTurn(engine, session, stored, turn, ["prompted", "unprompted"])).history;
   const historyMessages = stored.length;
   const samples: TurnSample[] = [];
   const started = performance.now();
-  for (const turn of measured) {
-    const sample = await runTurn(engine, session, stored, turn);
+  for (const [index, turn] of measured.entries()) {
+    const mode: AssembleMode = index % 2 === 0 ? "prompted" : "unprompted";
+    const sample = await runTurn(engine, session, stored, turn, [mode]);
     samples.push(sample);
     stored = sample.history;
-    if (performance.now() - started >= options.budgetMs && samples.length >= options.minTurns) break;
+    const fewest = Math.floor(samples.length / 2);
+    if (performance.now() - started >= options.budgetMs && fewest >= options.minTurns) break;
   }
-  return summarize(historyMessages, samples);
+  return summarize(historyMessages, options.warmup + samples.length, samples);
+}
+
+interface AssembleSample {
+  mode: AssembleMode;
+  ms: number;
+  passThrough: boolean;
+  assembledMessages: number;
+  estimatedTokens: number;
 }
 
 interface TurnSample {
   history: AgentMessage[];
-  assembleMs: number;
-  passThrough: boolean;
-  assembledMessages: number;
-  estimatedTokens: number;
+  /** The timed call of a measured turn (the first, in warm-up turns). */
+  assembled: AssembleSample;
   ingestPath: IngestPath;
   ingestMs: number;
   ingestMessages: number;
@@ -97,33 +131,23 @@ interface TurnSample {
   maintainMs?: number;
 }
 
+/** One turn: `assemble` once per mode in `modes`, in order, then finalize and `maintain`. */
 async function runTurn(
   engine: ContextEngine,
   session: TurnSession,
   history: AgentMessage[],
   turn: readonly AgentMessage[],
+  modes: readonly [AssembleMode, ...AssembleMode[]],
 ): Promise<TurnSample> {
   const identity = { sessionId: session.sessionId, sessionKey: session.sessionKey };
   const prompt = turn[0] === undefined ? "" : readableTextParts(turn[0]).join("\n");
-  // A host hands each call a fresh array from its pipeline; building it is not the engine's cost.
-  const assembleInput = [...history];
-  const assembleStart = performance.now();
-  const assembled = await engine.assemble({
-    ...identity,
-    messages: assembleInput,
-    tokenBudget: session.tokenBudget,
-    prompt,
-    model: "bench-model",
-  });
-  const assembleMs = performance.now() - assembleStart;
+  const assembled: AssembleSample[] = [];
+  for (const mode of modes) assembled.push(await assembleOnce(engine, session, history, mode, prompt));
   const snapshot = [...history, ...turn];
   const finalized = await finalizeTurn(engine, session, snapshot, history.length);
   const sample: TurnSample = {
     history: snapshot,
-    assembleMs,
-    passThrough: assembled.messages === assembleInput,
-    assembledMessages: assembled.messages.length,
-    estimatedTokens: assembled.estimatedTokens,
+    assembled: assembled[0] as AssembleSample,
     ingestMessages: turn.length,
     ...finalized,
   };
@@ -133,6 +157,33 @@ async function runTurn(
     sample.maintainMs = performance.now() - maintainStart;
   }
   return sample;
+}
+
+async function assembleOnce(
+  engine: ContextEngine,
+  session: TurnSession,
+  history: readonly AgentMessage[],
+  mode: AssembleMode,
+  prompt: string,
+): Promise<AssembleSample> {
+  // A host hands each call a fresh array from its pipeline; building it is not the engine's cost.
+  const input = [...history];
+  const started = performance.now();
+  const result = await engine.assemble({
+    sessionId: session.sessionId,
+    sessionKey: session.sessionKey,
+    messages: input,
+    tokenBudget: session.tokenBudget,
+    ...(mode === "prompted" ? { prompt } : {}),
+    model: "bench-model",
+  });
+  return {
+    mode,
+    ms: performance.now() - started,
+    passThrough: result.messages === input,
+    assembledMessages: result.messages.length,
+    estimatedTokens: result.estimatedTokens,
+  };
 }
 
 /** The host's finalize: afterTurn, else ingestBatch of the turn, else ingest per message; timed. */
@@ -163,7 +214,7 @@ async function finalizeTurn(
   return { ingestPath: "ingest", ingestMs: performance.now() - started, stored };
 }
 
-function summarize(historyMessages: number, samples: readonly TurnSample[]): TurnMetrics {
+function summarize(historyMessages: number, turnsRun: number, samples: readonly TurnSample[]): TurnMetrics {
   const last = samples.at(-1) as TurnSample;
   const messages = samples.reduce((sum, sample) => sum + sample.ingestMessages, 0);
   const totalMs = samples.reduce((sum, sample) => sum + sample.ingestMs, 0);
@@ -182,13 +233,28 @@ function summarize(historyMessages: number, samples: readonly TurnSample[]): Tur
   const maintained = samples.flatMap((sample) =>
     sample.maintainMs === undefined ? [] : [sample.maintainMs],
   );
+  const prompted = assembleMetrics(samples, "prompted");
   return {
     historyMessages,
-    assemble: summarizeLatencies(samples.map((sample) => sample.assembleMs)),
-    passThrough: samples.every((sample) => sample.passThrough),
-    lastAssembledMessages: last.assembledMessages,
-    lastEstimatedTokens: last.estimatedTokens,
+    turnsRun,
+    assemble: prompted.latency,
+    passThrough: prompted.passThrough,
+    lastAssembledMessages: prompted.lastAssembledMessages,
+    lastEstimatedTokens: prompted.lastEstimatedTokens,
+    withoutPrompt: assembleMetrics(samples, "unprompted"),
     ingest,
     ...(maintained.length === 0 ? {} : { maintain: summarizeLatencies(maintained) }),
+  };
+}
+
+/** The samples of one mode; measured turns alternate, so each mode has at least one. */
+function assembleMetrics(samples: readonly TurnSample[], mode: AssembleMode): AssembleMetrics {
+  const calls = samples.map((sample) => sample.assembled).filter((call) => call.mode === mode);
+  const last = calls.at(-1) as AssembleSample;
+  return {
+    latency: summarizeLatencies(calls.map((call) => call.ms)),
+    passThrough: calls.every((call) => call.passThrough),
+    lastAssembledMessages: last.assembledMessages,
+    lastEstimatedTokens: last.estimatedTokens,
   };
 }

@@ -3,18 +3,21 @@
  * `gate-thresholds.json` use them); labels name the metric id of the reference (M1–M13).
  */
 import type { MetricFormat, MetricRow } from "../suite.js";
+import { judgedRows } from "./judge/judged-rows.js";
 import type { DiskUsage } from "./metrics/disk-usage.js";
 import { type Figure, isNotApplicable, mean, notApplicable } from "./metrics/figure.js";
 import type { NeedleLevelReport } from "./metrics/needle-survival.js";
 import type { RecallRankingReport } from "./metrics/recall-ranking.js";
 import type { QualityMetrics } from "./quality-suite.js";
 
-interface FigureRow {
+export interface FigureRow {
   key: string;
   label: string;
   format: MetricFormat;
   /** Timings vary by machine: never gated. */
   timing?: boolean;
+  /** Model-judged (`--judge`): depends on a model outside the suite, so never gated either. */
+  judged?: boolean;
   figure(metrics: QualityMetrics): Figure;
 }
 
@@ -154,6 +157,7 @@ const FIGURE_ROWS: FigureRow[] = [
   },
   ...evidenceRows("allRaw", "verbatim"),
   ...evidenceRows("allCovered", "covered"),
+  ...judgedRows(M1_BUDGETS, budgetLabel),
   ...longEvidenceRows("allRaw", "verbatim"),
   ...longEvidenceRows("allCovered", "covered"),
   ...[5, 10, 25].map(
@@ -392,9 +396,12 @@ export function qualityFigures(metrics: QualityMetrics): Record<string, Figure> 
   return Object.fromEntries(FIGURE_ROWS.map((row) => [row.key, row.figure(metrics)]));
 }
 
-/** Keys of rows that are timings (never gated). */
-export const TIMING_ROW_KEYS: ReadonlySet<string> = new Set(
-  FIGURE_ROWS.filter((row) => row.timing === true).map((row) => row.key),
+/**
+ * Keys of rows never gated: timings, and the model-judged rows (a gate run has no model, and a
+ * model's answers are not deterministic). The gate refuses thresholds on them.
+ */
+export const UNGATED_ROW_KEYS: ReadonlySet<string> = new Set(
+  FIGURE_ROWS.filter((row) => row.timing === true || row.judged === true).map((row) => row.key),
 );
 
 export const QUALITY_ROWS: readonly MetricRow<QualityMetrics>[] = FIGURE_ROWS.map((row) => ({

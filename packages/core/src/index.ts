@@ -127,6 +127,7 @@ export {
   type TranscriptWriteFailure,
   UnknownSessionError,
 } from "./errors.js";
+export { formatBytes } from "./format-bytes.js";
 export {
   type CompactionOutcome,
   type CompactionRequest,

@@ -12,7 +12,7 @@ export {
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
 } from "./inspect/errors.js";
-export { formatAssembly, formatBytes, formatPass, formatStatusLines } from "./inspect/format-report.js";
+export { formatAssembly, formatPass, formatStatusLines } from "./inspect/format-report.js";
 export { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 export { LOSSLESS_ENGINE_VERSION, LosslessEngine } from "./lossless-engine.js";
 export { DEFAULT_TUNING, type LosslessEngineOptions, type LosslessTuning } from "./options.js";

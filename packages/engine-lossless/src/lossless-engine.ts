@@ -41,6 +41,7 @@ import {
 } from "@clew/core";
 import type { AssembledView } from "./assemble/assemble-view.js";
 import { assembleWithDigest, DigestCache } from "./assemble/history-digest.js";
+import { placeEvidence } from "./assemble/recall-evidence.js";
 import { SessionBudgets } from "./assemble/session-budgets.js";
 import { compactResultOf } from "./compaction/compaction-target.js";
 import { createStoreParts, type StoreParts } from "./engine-parts.js";
@@ -243,7 +244,10 @@ export class LosslessEngine implements ContextEngine {
       this.warnOnUnmatchedHistory(params.sessionId, assembled);
       this.noteAssembly(params.sessionId, view, assembled, usable, started, evidence?.tokens);
       return {
-        messages: evidence === undefined ? assembled.messages : [...assembled.messages, evidence.message],
+        messages:
+          evidence === undefined
+            ? assembled.messages
+            : placeEvidence(assembled.messages, assembled.live, evidence.message),
         estimatedTokens: assembled.tokens + (evidence?.tokens ?? 0),
         promptAuthority: "assembled",
         ...(addition.length === 0 ? {} : { systemPromptAddition: addition }),

@@ -3,7 +3,14 @@ import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
 import { queryWords } from "../src/recall/query-words.js";
-import { assistantText, fillerText, longConversation, userText } from "./support/conversations.js";
+import {
+  assistantText,
+  assistantToolCall,
+  fillerText,
+  longConversation,
+  toolResult,
+  userText,
+} from "./support/conversations.js";
 import { TempEngines } from "./support/temp-engine.js";
 
 const engines = new TempEngines();
@@ -90,6 +97,33 @@ describe("query-aware assembly", () => {
     const second = await engine.assemble(params);
     expect(second.messages).toEqual(first.messages);
     expect(isRecalledContext(first.messages.at(-1) as AgentMessage)).toBe(true);
+  });
+
+  it("puts the block before the turn's own steps in a tool loop, so the tool exchange stays last", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const prompt = "When does the staging database password rotate?";
+    // A later call of the tool loop: the host's history already holds this turn's first step.
+    const turn: AgentMessage[] = [
+      userText(prompt, 1_800_000_000_000),
+      assistantToolCall("call_1", "read", { path: "ops/rotation.md" }, 1_800_000_000_001),
+      toolResult("call_1", "read", "rotation schedule: see the runbook", 1_800_000_000_002),
+    ];
+    const first = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt });
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages: [...messages, ...turn],
+      tokenBudget: 4_000,
+      prompt,
+    });
+    expect(result.messages.slice(-3)).toEqual(turn);
+    const block = result.messages.at(-4) as AgentMessage;
+    expect(isRecalledContext(block)).toBe(true);
+    // The same block as the turn's first call, so the loop's requests only grow at the end.
+    expect(block).toEqual(first.messages.at(-1));
+    expect(orphanToolResults(result.messages)).toEqual([]);
+    expect(countMessagesTokens(o200k, result.messages)).toBeLessThanOrEqual(4_000);
   });
 
   it("is off with recallShare 0, and a prompt with only function words recalls nothing", async () => {

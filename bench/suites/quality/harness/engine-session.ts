@@ -50,6 +50,8 @@ export const QUALITY_SYSTEM_PROMPT = "You are a helpful assistant. Answer from t
 export interface RequestRecord {
   budget: number;
   step: number;
+  /** The system prompt of the call (the engine's `systemPromptAddition` in front). */
+  systemPrompt: string;
   /** The messages of the call, the pending user turn last. */
   messages: AgentMessage[];
   /** The turn in progress: its prompt and its last step so far, which must reach the model raw. */
@@ -236,7 +238,10 @@ export class EngineSession {
       let step = 0;
       const callModel: ModelStepFunction = async (request) => {
         const tail = { prompt: turn.prompt, unfinished: turn.steps[step - 1] ?? [] };
-        onRequest({ budget: this.budget, step, messages: request.messages, tail }, turnNumber);
+        onRequest(
+          { budget: this.budget, step, systemPrompt: request.systemPrompt, messages: request.messages, tail },
+          turnNumber,
+        );
         const messages = turn.steps[step] ?? [];
         step += 1;
         return { messages, done: step >= turn.steps.length };
@@ -274,6 +279,7 @@ export class EngineSession {
       record = {
         budget: this.budget,
         step: 0,
+        systemPrompt: request.systemPrompt,
         messages: request.messages,
         tail: { prompt: question, unfinished: [] },
       };

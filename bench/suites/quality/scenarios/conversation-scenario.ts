@@ -16,6 +16,7 @@ import { messagesOfTurns } from "../../../workloads/replay-turn.js";
 import type { EngineSession, ReplayHooks } from "../harness/engine-session.js";
 import { messageText } from "../harness/message-text.js";
 import { Provenance } from "../harness/provenance.js";
+import type { AnswerAccuracyTally } from "../judge/answer-accuracy.js";
 import {
   type CompactionReport,
   summarizeCompactions,
@@ -70,9 +71,11 @@ export interface ConversationReport {
   replayFailures: string[];
 }
 
+/** `judge` (`--judge`) answers and grades the questions asked at each budget; none by default. */
 export async function runConversationScenario(
   run: QualityRun,
   preset: QualityPreset,
+  judge?: AnswerAccuracyTally,
 ): Promise<ConversationReport> {
   const conversation = generateConversation(preset.conversation);
   const provenance = new Provenance(conversationSources(conversation));
@@ -161,7 +164,9 @@ export async function runConversationScenario(
               { ...summarizer.stats },
             );
       }
-      checks.push(...(await askQuestions(run, { session, conversation, provenance, label: name, tokens })));
+      checks.push(
+        ...(await askQuestions(run, { session, conversation, provenance, label: name, tokens, judge })),
+      );
       if (budget === preset.budgets[0]) {
         recallAfterCompaction = await rankQuestions(session, conversation, provenance, preset.recallKs);
         openAfterCompaction = await measureOpenDisk(session);
@@ -202,6 +207,8 @@ export async function askQuestions(
     label: string;
     /** Tokens of the whole conversation. */
     tokens: number;
+    /** Answers and grades the questions from their requests (`--judge`). */
+    judge?: AnswerAccuracyTally | undefined;
   },
 ): Promise<EvidenceCheck[]> {
   const { session, conversation, provenance, label } = input;
@@ -220,6 +227,8 @@ export async function askQuestions(
       budget: session.budget,
       evidence: question.evidence,
     };
+    const among = conversation.questions;
+    await input.judge?.judgeQuestion({ budget: session.budget, question, among, request: record });
     if ("failed" in record) {
       recordFailedAsk(run, `${label} ${question.id}`, record.failed);
       checks.push({ ...base, raw: [], covered: [], failed: record.failed });

@@ -1,6 +1,6 @@
+import { formatBytes } from "@clew/core";
 import {
   executePrune,
-  formatBytes,
   openSqliteStore,
   type PrunePlan,
   type PruneSelector,

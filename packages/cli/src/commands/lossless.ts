@@ -1,6 +1,6 @@
+import { formatBytes } from "@clew/core";
 import {
   formatAssembly,
-  formatBytes,
   formatPass,
   formatStatusLines,
   LosslessRecordNotFoundError,

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   exportTranscript,
+  formatBytes,
   importTranscript,
   isTranscriptExportFormat,
   type NewTranscriptEntry,
@@ -178,10 +179,4 @@ async function listSessions(context: CliContext, io: CliIo, options: AgentOption
       `${row.sessionId}  ${row.updatedAt}  ${formatBytes(row.bytes)}  ${row.compactions} compactions  ${row.sessionKey ?? ""}\n`,
     );
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -6,10 +6,14 @@
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
+import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
-/** Host messages examined from the end when looking for the newest stored one. */
-const LIVE_SCAN_LIMIT = 64;
+/**
+ * Host messages examined from the end when looking for the newest stored one. A turn's tool loop
+ * is stored only when the turn ends, so a long loop puts hundreds of messages after it.
+ */
+const LIVE_SCAN_LIMIT = 4_096;
 
 export interface AssembledView extends FitResult {
   /** Host messages included because the engine has not stored them yet. */
@@ -28,10 +32,13 @@ export function assembleView(
 ): AssembledView {
   const { messages: live, found } = unstoredTail(view, hostMessages);
   const liveTokens = live.map((message) => counter.countMessage(message));
-  const liveTotal = liveTokens.reduce((sum, tokens) => sum + tokens, 0);
+  // Calls of the newest stored turn that never got a result are answered after the view.
+  const answers = view.openCallResults(leadingAnswers(live));
+  const answerTokens = answers.map(syntheticResultTokens);
+  const liveTotal = [...liveTokens, ...answerTokens].reduce((sum, tokens) => sum + tokens, 0);
   if (view.assembledTokens + liveTotal <= budget) {
     return {
-      messages: [...view.assembled, ...live],
+      messages: [...view.assembled, ...answers, ...live],
       tokens: view.assembledTokens + liveTotal,
       omitted: 0,
       clipped: 0,
@@ -54,6 +61,12 @@ export function assembleView(
   const before = tallyOf(view.prefixTally(first));
   const entries: AssemblyEntry[] = [
     ...items.slice(first).map(entryOf),
+    ...answers.map((message, index) => ({
+      message,
+      tokens: answerTokens[index] ?? 0,
+      startsGroup: false,
+      label: undefined,
+    })),
     ...live.map((message, index) => ({
       message,
       tokens: liveTokens[index] ?? 0,
@@ -65,6 +78,17 @@ export function assembleView(
   // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
   const keptFrom = Math.min(fitted.omitted, items.length);
   return { ...fitted, live: live.length, liveFound: found, keptFrom };
+}
+
+/** Ids answered by the tool results at the start of `messages` (they continue the view's last turn). */
+function leadingAnswers(messages: readonly AgentMessage[]): Set<string> {
+  const answered = new Set<string>();
+  for (const message of messages) {
+    const record = message as unknown as Record<string, unknown>;
+    if (record.role !== "toolResult") break;
+    if (typeof record.toolCallId === "string") answered.add(record.toolCallId);
+  }
+  return answered;
 }
 
 function tallyOf(prefix: ReturnType<SessionView["prefixTally"]>): OmittedTally {
@@ -91,6 +115,13 @@ function unstoredTail(
   for (let index = hostMessages.length - 1; index >= stop; index--) {
     if (view.isRecentlyStored(hostMessages[index] as AgentMessage)) {
       return { messages: hostMessages.slice(index + 1), found: true };
+    }
+  }
+  // Nothing recent matched (a host history rewritten past recognition, or a loop longer than the
+  // scan): the current turn, from its newest user message, still goes in raw rather than being lost.
+  for (let index = hostMessages.length - 1; index >= stop; index--) {
+    if ((hostMessages[index] as unknown as Record<string, unknown>).role === "user") {
+      return { messages: hostMessages.slice(index), found: hostMessages.length === 0 };
     }
   }
   return { messages: [], found: hostMessages.length === 0 };

@@ -50,9 +50,11 @@ export class EvidenceCache {
       query.usable - assembled.tokens,
     );
     if (text.length === 0 || room <= 0) return undefined;
-    const key = `${view.version}\u0000${assembled.keptFrom}\u0000${room}\u0000${text}`;
+    // The room shrinks as a tool loop's steps arrive; a block that still fits is kept, so the
+    // steps of one turn send the same block.
+    const key = `${view.version}\u0000${assembled.keptFrom}\u0000${text}`;
     const cached = this.latest.get(sessionId);
-    if (cached?.key === key) return cached.evidence;
+    if (cached?.key === key && (cached.evidence?.tokens ?? 0) <= room) return cached.evidence;
     try {
       const evidence = await recallEvidence({
         store: this.options.store,

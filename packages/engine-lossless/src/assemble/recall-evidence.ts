@@ -38,6 +38,32 @@ export function isRecalledContext(message: AgentMessage): boolean {
   );
 }
 
+/**
+ * `messages` with the block placed before the current turn: before the newest user message among
+ * the host's not-yet-stored messages (`liveCount`, at the end), which a tool loop's later calls
+ * already carry with its steps, so a tool call and its results stay last and together; before all
+ * of them when none is a user message; at the end when there are none (the host appends the
+ * pending turn after it).
+ */
+export function placeEvidence(
+  messages: readonly AgentMessage[],
+  liveCount: number,
+  block: AgentMessage,
+): AgentMessage[] {
+  const liveStart = Math.max(0, messages.length - liveCount);
+  let at = messages.length;
+  if (liveCount > 0) {
+    at = liveStart;
+    for (let index = messages.length - 1; index >= liveStart; index--) {
+      if ((messages[index] as unknown as Record<string, unknown>).role === "user") {
+        at = index;
+        break;
+      }
+    }
+  }
+  return [...messages.slice(0, at), block, ...messages.slice(at)];
+}
+
 export interface EvidenceRequest {
   store: LosslessStore;
   sessionId: string;

@@ -30,22 +30,62 @@ export function anchorsOfMessages(
 
 /** The union of anchor lists, oldest list first, with message links merged and capped. */
 export function mergeAnchors(lists: ReadonlyArray<readonly SummaryAnchor[]>): SummaryAnchor[] {
-  const links = new Map<string, Set<number>>();
+  const links = new Map<string, MergedLinks>();
   for (const list of lists) {
     for (const anchor of list) {
-      let seqs = links.get(anchor.value);
-      if (seqs === undefined) {
-        seqs = new Set();
-        links.set(anchor.value, seqs);
-      }
-      for (const seq of anchor.messages) {
-        if (seqs.size >= CONDENSED_LINKS_PER_ANCHOR) break;
-        seqs.add(seq);
-      }
+      const merged = links.get(anchor.value);
+      if (merged === undefined) links.set(anchor.value, firstLinks(anchor.messages));
+      else addLinks(merged, anchor.messages);
     }
   }
-  return [...links].map(([value, seqs]) => ({
-    value,
-    messages: [...seqs].sort((left, right) => left - right),
-  }));
+  const anchors: SummaryAnchor[] = [];
+  for (const [value, { seqs }] of links) {
+    anchors.push({ value, messages: isAscending(seqs) ? seqs : seqs.sort((left, right) => left - right) });
+  }
+  return anchors;
+}
+
+/**
+ * Links being merged. A list that is final already (ascending, distinct, within the cap: every
+ * condensed node's, and most leaves') is shared until another list adds to it, since most
+ * anchors occur in one child only; anchor lists are never changed once made.
+ */
+interface MergedLinks {
+  seqs: number[];
+  shared: boolean;
+}
+
+function firstLinks(messages: readonly number[]): MergedLinks {
+  if (messages.length <= CONDENSED_LINKS_PER_ANCHOR && isStrictlyAscending(messages)) {
+    return { seqs: messages as number[], shared: true };
+  }
+  const merged: MergedLinks = { seqs: [], shared: false };
+  addLinks(merged, messages);
+  return merged;
+}
+
+function addLinks(merged: MergedLinks, messages: readonly number[]): void {
+  for (const seq of messages) {
+    if (merged.seqs.length >= CONDENSED_LINKS_PER_ANCHOR) return;
+    if (merged.seqs.includes(seq)) continue;
+    if (merged.shared) {
+      merged.seqs = [...merged.seqs];
+      merged.shared = false;
+    }
+    merged.seqs.push(seq);
+  }
+}
+
+function isAscending(values: readonly number[]): boolean {
+  for (let index = 1; index < values.length; index++) {
+    if ((values[index - 1] as number) > (values[index] as number)) return false;
+  }
+  return true;
+}
+
+function isStrictlyAscending(values: readonly number[]): boolean {
+  for (let index = 1; index < values.length; index++) {
+    if ((values[index - 1] as number) >= (values[index] as number)) return false;
+  }
+  return true;
 }

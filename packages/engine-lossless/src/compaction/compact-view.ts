@@ -234,18 +234,22 @@ class WorkingView {
   readonly built: BuiltNode[] = [];
   /** Keys of the summary jobs whose prepared summaries this compaction publishes. */
   readonly settled: string[] = [];
+  /** `runTokens` of all items, kept up to date by `replace` (read after every node). */
+  private tokens: number;
 
   constructor(items: readonly ViewItem[]) {
     this.items = [...items];
+    this.tokens = runTokens(this.items, 0, this.items.length);
   }
 
   total(): number {
-    return this.items.reduce((sum, item) => sum + assembledTokens(item), 0);
+    return this.tokens;
   }
 
   /** The run now holding exactly these positions, or undefined when something replaced them. */
   runOf(positions: readonly number[]): ItemRun | undefined {
-    const start = this.items.findIndex((item) => item.position === positions[0]);
+    const first = positions[0];
+    const start = first === undefined ? -1 : indexOfPosition(this.items, first);
     if (start < 0) return undefined;
     const end = start + positions.length;
     const same = positions.every((position, offset) => this.items[start + offset]?.position === position);
@@ -255,6 +259,7 @@ class WorkingView {
   /** Puts `node` in place of `run` when it is smaller; says whether it did. */
   replace(run: ItemRun, node: BuiltNode | undefined): boolean {
     if (node === undefined || node.item.tokens >= run.tokens) return false;
+    this.tokens += assembledTokens(node.item) - runTokens(this.items, run.start, run.end);
     this.items.splice(run.start, run.end - run.start, node.item);
     this.built.push(node);
     return true;
@@ -270,4 +275,21 @@ class WorkingView {
     }
     return `history before the fresh tail could not be reduced below ${total - tail} tokens (${tailStart} items; the target leaves ${target - tail} tokens after the ${tail}-token fresh tail, less than the smallest summary)`;
   }
+}
+
+/**
+ * Index of the item at `position`, or -1. View items are in ascending position order (a summary
+ * takes the first position of the run it replaced), so this is a binary search.
+ */
+function indexOfPosition(items: readonly ViewItem[], position: number): number {
+  let low = 0;
+  let high = items.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = (items[middle] as ViewItem).position;
+    if (found === position) return middle;
+    if (found < position) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }

@@ -59,15 +59,17 @@ export async function writeSummaryText(request: SummaryTextRequest): Promise<Sum
  * long anchor list cannot push the summary's own content out.
  */
 function withMissingAnchors(text: string, anchors: readonly string[], maxTokens: number): string {
-  const missing = anchors.filter((anchor) => !containsVerbatim(text, anchor));
+  // Only the first missing anchors that fit are written, so the text is searched for no more of
+  // them than that: a leaf over a long chunk has thousands.
   let room = maxTokens * 4 - text.length - ANCHOR_SECTION_CHARS;
-  let count = 0;
-  for (const anchor of missing.slice(0, RENDERED_ANCHORS)) {
+  const shown: string[] = [];
+  for (const anchor of anchors) {
+    if (shown.length === RENDERED_ANCHORS || room < 0) break;
+    if (containsVerbatim(text, anchor)) continue;
     room -= anchor.length + 3;
-    if (room < 0) break;
-    count += 1;
+    if (room >= 0) shown.push(anchor);
   }
-  return count === 0 ? text : ensureIdentifiers(text, missing.slice(0, count), count);
+  return shown.length === 0 ? text : ensureIdentifiers(text, shown, shown.length);
 }
 
 async function tryConfigured(request: SummaryTextRequest): Promise<SummaryText | undefined> {

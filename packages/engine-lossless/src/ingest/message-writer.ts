@@ -82,7 +82,10 @@ export class MessageWriter {
   /** Whether the session has stored messages; false (logged) when the store could not be read. */
   private async hasStoredMessages(sessionId: string): Promise<boolean> {
     try {
-      return (await this.options.views.get(sessionId)).hasMessages;
+      // The store's view version, not the view: a view not in the cache would be loaded whole
+      // (every message parsed) for this one bit. A session's first write stores messages and
+      // makes it version 1; a session never written (or deleted) is at version 0.
+      return (await this.options.store.viewVersion(sessionId)) > 0;
     } catch (error) {
       this.options.logger.warn("lossless: store read failed", { error: describeError(error) });
       return false;

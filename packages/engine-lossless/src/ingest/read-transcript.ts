@@ -2,9 +2,14 @@
  * Reads the messages of an existing session transcript for bootstrap: the active branch (from the
  * newest entry back to the root) of a JSONL transcript in any format `importTranscript` knows
  * (Clew, pi, OpenClaw, Claude Code). Read only: the file is never written or locked.
+ *
+ * Version-3 files (what Clew, pi and OpenClaw write) take the fast path of `transcript-branch.ts`;
+ * everything else, and any file the fast path cannot read exactly as the import would, goes
+ * through `importTranscript`. Both give the same messages.
  */
 import { readFile } from "node:fs/promises";
 import { type AgentMessage, importTranscript, type TranscriptEntry } from "@clew/core";
+import { readVersion3Branch } from "./transcript-branch.js";
 
 export type TranscriptMessages = { ok: true; messages: AgentMessage[] } | { ok: false; reason: string };
 
@@ -16,6 +21,8 @@ export async function readTranscriptMessages(
   if (!sessionFile.endsWith(".jsonl")) return { ok: false, reason: `not a JSONL transcript: ${sessionFile}` };
   let text: string;
   try {
+    const fast = await readVersion3Branch(sessionFile);
+    if (fast !== undefined) return { ok: true, messages: fast };
     text = await readFile(sessionFile, "utf8");
   } catch (error) {
     return { ok: false, reason: `cannot read ${sessionFile}: ${(error as Error).message}` };

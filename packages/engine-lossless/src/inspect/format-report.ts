@@ -1,3 +1,4 @@
+import { formatBytes } from "@clew/core";
 /**
  * The lossless engine's figures as short text lines: the status section (`/status`,
  * `clew context`), and one line per flight-recorder record (`clew lossless history`). Pure;
@@ -58,18 +59,6 @@ export function formatAssembly(record: StoredAssemblyRecord, now: number): strin
     `raw ${count(tokensByKind.raw)} · summaries ${count(tokensByKind.summary)} · other ${count(tokensByKind.other)}; ` +
     `${left}; ${prefix}`
   );
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** `just now`, `5 s ago`, `3 min ago`, `2 h ago`, `4 d ago`. */

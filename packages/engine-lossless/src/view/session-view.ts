@@ -9,6 +9,7 @@
  */
 import type { AgentMessage } from "@clew/core";
 import type { ContextItemRef, StoredContextItem, SummaryAnchor, SummaryKind } from "../store/store.js";
+import { OpenCalls, syntheticResultTokens } from "./unanswered-calls.js";
 
 export interface SummaryFacts {
   kind: SummaryKind;
@@ -50,6 +51,8 @@ export class SessionView {
   /** `messageKey` of the newest stored messages, newest last. */
   private readonly recent: string[] = [];
   private openCallIds = new Set<string>();
+  /** The open group's calls that need a result in the context (see `unanswered-calls.ts`). */
+  private readonly openCalls = new OpenCalls();
 
   constructor(public version: number) {}
 
@@ -81,20 +84,63 @@ export class SessionView {
     const toolCallId = toolResultCallId(item.message);
     const startsGroup = toolCallId === undefined;
     const orphan = !startsGroup && !this.openCallIds.has(toolCallId);
-    if (startsGroup) this.openCallIds = new Set(toolCallIdsOf(item.message));
-    const full: ViewItem = { ...item, startsGroup, orphan };
+    if (startsGroup) {
+      this.closeGroup(item);
+      this.openCallIds = new Set(toolCallIdsOf(item.message));
+      this.openCalls.start(item.message);
+    } else if (!orphan) this.openCalls.answer(toolCallId);
+    // Built field by field: an object spread of items made in many places costs most of a push.
+    const full: ViewItem = {
+      position: item.position,
+      ref: item.ref,
+      tokens: item.tokens,
+      message: item.message,
+      createdAt: item.createdAt,
+      startsGroup,
+      orphan,
+    };
+    if (item.summary !== undefined) full.summary = item.summary;
     this.items.push(full);
-    if (!orphan) {
-      this.assembled.push(full.message);
-      this.assembledItems.push(full);
-      this.assembledTokens += full.tokens;
-      if (full.ref.kind === "message") this.rawSeqs.add(full.ref.seq);
-      this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (full.ref.kind === "message" ? 1 : 0));
-    }
+    if (!orphan) this.pushAssembled(full, full.ref.kind === "message");
     if (full.ref.kind === "message") {
       this.recent.push(messageKey(full.message));
       if (this.recent.length > RECENT_KEYS) this.recent.shift();
     }
+  }
+
+  /**
+   * Synthetic error results for the newest group's calls that have none, unless `laterAnswers`
+   * (the host's messages after the view) answer them: what the context needs after the view.
+   */
+  openCallResults(laterAnswers?: ReadonlySet<string>): AgentMessage[] {
+    return this.openCalls.unanswered(laterAnswers);
+  }
+
+  /** A group ends at `next`: its calls that got no result are answered in the context. */
+  private closeGroup(next: Omit<ViewItem, "startsGroup" | "orphan">): void {
+    for (const message of this.openCalls.unanswered()) {
+      // Part of the group it closes (never a cut point), labelled like the call's message.
+      const previous = this.assembledItems.at(-1);
+      const ref = previous?.ref ?? next.ref;
+      const synthetic: ViewItem = {
+        position: previous?.position ?? next.position,
+        ref,
+        tokens: syntheticResultTokens(message),
+        message,
+        createdAt: previous?.createdAt ?? next.createdAt,
+        startsGroup: false,
+        orphan: false,
+      };
+      this.pushAssembled(synthetic, false);
+    }
+  }
+
+  private pushAssembled(item: ViewItem, raw: boolean): void {
+    this.assembled.push(item.message);
+    this.assembledItems.push(item);
+    this.assembledTokens += item.tokens;
+    if (raw && item.ref.kind === "message") this.rawSeqs.add(item.ref.seq);
+    this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (raw && item.ref.kind === "message" ? 1 : 0));
   }
 
   /** Whether `message` is one of the newest stored messages (see `messageKey`). */

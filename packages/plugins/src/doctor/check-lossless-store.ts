@@ -1,6 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { describeError } from "@clew/core";
+import { describeError, formatBytes } from "@clew/core";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
 /** The lossless engine's id, and the file it keeps in each agent folder. */
@@ -56,7 +56,7 @@ async function checkAgentStore(
   const id = `lossless-store.${agentId}`;
   const bytes = await bytesOnDisk(path);
   if (bytes === undefined) return undefined;
-  const size = `lossless store of agent ${agentId}: ${path}, ${formatBytes(bytes)} on disk (with WAL)`;
+  const size = `lossless store of agent ${agentId}: ${path}, ${formatBytesExact(bytes)} on disk (with WAL)`;
   if (options.readTotals === undefined) return check(id, "ok", size);
   try {
     const totals = await options.readTotals(path);
@@ -84,14 +84,6 @@ async function bytesOnDisk(path: string): Promise<number | undefined> {
   return total;
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]} (${bytes} bytes)`;
+function formatBytesExact(bytes: number): string {
+  return `${formatBytes(bytes)} (${bytes} bytes)`;
 }

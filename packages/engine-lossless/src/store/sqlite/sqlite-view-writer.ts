@@ -25,59 +25,81 @@ import type { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import type { Statements } from "./statements.js";
 
 interface ItemAtRow {
+  position: number;
   seq: number | null;
   summary_id: string | null;
 }
 
 export class SqliteViewWriter {
+  // Wrapped once: better-sqlite3 builds new wrappers on every `transaction` call.
+  private readonly appendInTransaction: (
+    sessionId: string,
+    messages: readonly NewStoredMessage[],
+  ) => AppendMessagesResult;
+  private readonly compactInTransaction: (
+    sessionId: string,
+    write: CompactionWrite,
+  ) => { viewVersion: number };
+
   constructor(
-    private readonly database: Database.Database,
+    database: Database.Database,
     private readonly statements: Statements,
     private readonly jobs: SqliteSummaryJobs,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.appendInTransaction = database.transaction(
+      (sessionId: string, messages: readonly NewStoredMessage[]) => this.appendNow(sessionId, messages),
+    );
+    this.compactInTransaction = database.transaction((sessionId: string, write: CompactionWrite) =>
+      this.compactNow(sessionId, write),
+    );
+  }
 
   /** Inserts the messages whose identity is new, each with a view item after the newest. */
   append(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
-    return this.database.transaction(() => {
-      const session = ensureSession(this.statements, sessionId, this.now);
-      let seq = session.next_seq;
-      let position = session.next_position;
-      const inserted: AppendMessagesResult["inserted"] = [];
-      messages.forEach((message, index) => {
-        const result = this.statements.insertMessage.run(
-          session.id,
-          seq,
-          Buffer.from(message.identity, "hex"),
-          message.role,
-          message.createdAt,
-          message.tokens,
-          message.json,
-        );
-        if (result.changes === 0) return;
-        this.statements.insertMessageItem.run(session.id, position, result.lastInsertRowid, message.tokens);
-        inserted.push({ index, seq, position });
-        seq += 1;
-        position += 1;
-      });
-      if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
-      const viewVersion = session.view_version + 1;
-      this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
-      return { inserted, viewVersion };
-    })();
+    return this.appendInTransaction(sessionId, messages);
   }
 
   /** Writes the compaction's summaries and edits, settles its jobs; the view version after it. */
   applyCompaction(sessionId: string, write: CompactionWrite): { viewVersion: number } {
-    return this.database.transaction(() => {
-      const session = findSession(this.statements, sessionId);
-      if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
-      for (const summary of write.summaries) this.insertSummary(session.id, summary);
-      for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
-      if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
-      this.statements.bumpViewVersion.run(session.id);
-      return { viewVersion: session.view_version + 1 };
-    })();
+    return this.compactInTransaction(sessionId, write);
+  }
+
+  private appendNow(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
+    const session = ensureSession(this.statements, sessionId, this.now);
+    let seq = session.next_seq;
+    let position = session.next_position;
+    const inserted: AppendMessagesResult["inserted"] = [];
+    messages.forEach((message, index) => {
+      const result = this.statements.insertMessage.run(
+        session.id,
+        seq,
+        Buffer.from(message.identity, "hex"),
+        message.role,
+        message.createdAt,
+        message.tokens,
+        message.json,
+      );
+      if (result.changes === 0) return;
+      this.statements.insertMessageItem.run(session.id, position, result.lastInsertRowid, message.tokens);
+      inserted.push({ index, seq, position });
+      seq += 1;
+      position += 1;
+    });
+    if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
+    const viewVersion = session.view_version + 1;
+    this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
+    return { inserted, viewVersion };
+  }
+
+  private compactNow(sessionId: string, write: CompactionWrite): { viewVersion: number } {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
+    for (const summary of write.summaries) this.insertSummary(session.id, summary);
+    for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
+    if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
+    this.statements.bumpViewVersion.run(session.id);
+    return { viewVersion: session.view_version + 1 };
   }
 
   private insertSummary(sessionRef: number, summary: NewSummary): void {
@@ -101,7 +123,11 @@ export class SqliteViewWriter {
       summary.summarizer,
       summary.createdAt,
     );
-    this.statements.indexSummary.run(result.lastInsertRowid);
+    // Exactly what the `summary_text` view (the index's content) yields for the row, bound from
+    // here: extracting the anchors back out of the stored JSON costs more than indexing them.
+    const anchorText =
+      summary.anchors.length === 0 ? null : summary.anchors.map((anchor) => anchor.value).join("\n");
+    this.statements.indexSummary.run(result.lastInsertRowid, summary.content, anchorText);
     for (const childId of summary.childIds) {
       this.statements.setSummaryParent.run(summary.summaryId, sessionRef, childId);
     }
@@ -114,8 +140,17 @@ export class SqliteViewWriter {
     if (first === undefined || last === undefined) {
       throw new LosslessStoreConflictError(sessionId, `edit for ${edit.summaryId} replaces no items`);
     }
+    // One read for the run's span instead of one per item: a root node replaces hundreds.
+    const between = this.statements.itemsBetween.all(
+      sessionRef,
+      first.position,
+      last.position,
+    ) as ItemAtRow[];
+    const byPosition = new Map(between.map((row) => [row.position, row]));
     for (const { position, ref } of edit.replace) {
-      const row = this.statements.itemAt.get(sessionRef, position) as ItemAtRow | undefined;
+      const row =
+        byPosition.get(position) ??
+        (this.statements.itemAt.get(sessionRef, position) as ItemAtRow | undefined);
       if (row === undefined || !sameRef(row, ref)) {
         throw new LosslessStoreConflictError(
           sessionId,
@@ -123,10 +158,7 @@ export class SqliteViewWriter {
         );
       }
     }
-    const between = this.statements.countItemsBetween.get(sessionRef, first.position, last.position) as {
-      count: number;
-    };
-    if (between.count !== edit.replace.length) {
+    if (between.length !== edit.replace.length) {
       throw new LosslessStoreConflictError(
         sessionId,
         `positions ${first.position}..${last.position} are not ${edit.replace.length} adjacent items`,

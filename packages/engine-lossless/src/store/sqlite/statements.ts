@@ -18,16 +18,16 @@ const SQL = {
          source_ranges, source_count, source_tokens, child_ids, anchors, earliest_at, latest_at,
          summarizer, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  indexSummary:
-    "INSERT INTO summaries_fts (rowid, content, anchors) SELECT id, content, anchors FROM summary_text WHERE id = ?",
+  indexSummary: "INSERT INTO summaries_fts (rowid, content, anchors) VALUES (?, ?, ?)",
   setSummaryParent:
     "UPDATE summaries SET parent_id = ? WHERE session_ref = ? AND summary_id = ? AND parent_id IS NULL",
   summaryRowId: "SELECT id FROM summaries WHERE session_ref = ? AND summary_id = ?",
   itemAt: `SELECT c.position, m.seq, s.summary_id FROM context_items c
        LEFT JOIN messages m ON m.id = c.message_id LEFT JOIN summaries s ON s.id = c.summary_id
        WHERE c.session_ref = ? AND c.position = ?`,
-  countItemsBetween:
-    "SELECT count(*) AS count FROM context_items WHERE session_ref = ? AND position BETWEEN ? AND ?",
+  itemsBetween: `SELECT c.position, m.seq, s.summary_id FROM context_items c
+       LEFT JOIN messages m ON m.id = c.message_id LEFT JOIN summaries s ON s.id = c.summary_id
+       WHERE c.session_ref = ? AND c.position BETWEEN ? AND ? ORDER BY c.position`,
   deleteItemsBetween: "DELETE FROM context_items WHERE session_ref = ? AND position BETWEEN ? AND ?",
   insertSummaryItem:
     "INSERT INTO context_items (session_ref, position, summary_id, tokens, json) VALUES (?, ?, ?, ?, ?)",
