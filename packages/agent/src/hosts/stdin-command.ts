@@ -2,14 +2,7 @@
  * Runs one command with a text on stdin and collects what it prints. The command runs in its own
  * process group, so a timeout or an abort stops everything it started, not just its first process.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { abortReason } from "@clew/core";
-
-/**
- * How long to keep reading after the command exits. A background job that inherited the pipes
- * keeps them open; past this the group is killed so the call does not wait for it.
- */
-const OUTPUT_DRAIN_MS = 200;
+import { runInProcessGroup } from "../process/process-group.js";
 
 const STDERR_TAIL_CHARS = 4_000;
 
@@ -40,82 +33,33 @@ export type StdinCommandOutcome =
 /**
  * Resolves with how the command ended; never rejects except with `signal`'s reason after an abort
  * (the process group is killed first). Runs without a shell: `command` and `args` go to the OS
- * as they are, with the inherited environment.
+ * as they are, with the inherited environment. Whatever the command left running is killed when
+ * it exits.
  */
-export function runStdinCommand(options: StdinCommandOptions): Promise<StdinCommandOutcome> {
-  const { signal } = options;
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.command, [...options.args], {
-      cwd: options.cwd,
-      env: process.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    const stdout = new BoundedText(options.maxOutputChars);
-    const stderr = new TailText(STDERR_TAIL_CHARS);
-    let settled = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-    const finish = (settle: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(drainTimer);
-      signal?.removeEventListener("abort", onAbort);
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      settle();
-    };
-    const onAbort = () => {
-      killProcessGroup(child);
-      finish(() => reject(signal === undefined ? new Error("Command aborted") : abortReason(signal)));
-    };
-    const timeoutTimer = setTimeout(() => {
-      killProcessGroup(child);
-      finish(() => resolve({ kind: "timeout", stderrTail: stderr.text() }));
-    }, options.timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stdout.append(chunk)) return;
-      killProcessGroup(child);
-      finish(() => resolve({ kind: "output-limit", stderrTail: stderr.text() }));
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => stderr.append(chunk));
-    // EPIPE when the command exits without reading its input; how it ended says what matters.
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(options.input);
-
-    child.once("error", (error) => {
-      killProcessGroup(child);
-      finish(() => resolve({ kind: "spawn-error", error, stderrTail: stderr.text() }));
-    });
-    child.once("exit", (exitCode, exitSignal) => {
-      const conclude = () => {
-        killProcessGroup(child);
-        finish(() =>
-          resolve({
-            kind: "exit",
-            exitCode,
-            signal: exitSignal,
-            stdout: stdout.text(),
-            stderrTail: stderr.text(),
-          }),
-        );
-      };
-      child.once("close", conclude);
-      drainTimer = setTimeout(conclude, OUTPUT_DRAIN_MS);
-    });
+export async function runStdinCommand(options: StdinCommandOptions): Promise<StdinCommandOutcome> {
+  const stdout = new BoundedText(options.maxOutputChars);
+  const stderr = new TailText(STDERR_TAIL_CHARS);
+  const ending = await runInProcessGroup({
+    command: options.command,
+    args: options.args,
+    cwd: options.cwd,
+    input: options.input,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onStdout: (chunk) => stdout.append(chunk),
+    onStderr: (chunk) => stderr.append(chunk),
+    killGroupOnExit: true,
   });
-}
-
-/** Kills the command's process group; the group may already be gone. */
-function killProcessGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // ESRCH: everything in the group has already exited.
+  const stderrTail = stderr.text();
+  switch (ending.kind) {
+    case "exit":
+      return { ...ending, stdout: stdout.text(), stderrTail };
+    case "stopped":
+      return { kind: "output-limit", stderrTail };
+    case "spawn-error":
+      return { kind: "spawn-error", error: ending.error, stderrTail };
+    case "timeout":
+      return { kind: "timeout", stderrTail };
   }
 }
 

@@ -2,19 +2,12 @@
  * `exec`: run a shell command in the workspace. The command runs in its own process group so a
  * timeout or an abort can kill everything it started, not just the shell.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { abortReason } from "@clew/core";
 import { type Static, Type } from "typebox";
+import { runInProcessGroup } from "../process/process-group.js";
 import type { AgentTool } from "./tool.js";
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 export const DEFAULT_OUTPUT_CAP_CHARS = 30_000;
-
-/**
- * How long to keep reading after the shell exits. A background job that inherited the pipes keeps
- * them open; without this limit the call would wait for it.
- */
-const OUTPUT_DRAIN_MS = 200;
 
 const execParameters = Type.Object({
   command: Type.String({ description: "Shell command (/bin/sh -c), run in the workspace" }),
@@ -100,86 +93,47 @@ interface RunOptions {
 }
 
 /** Resolves on exit code 0; every other ending rejects (see `createExecTool`). */
-function runCommand(
+async function runCommand(
   command: string,
   options: RunOptions,
 ): Promise<{ exitCode: number; output: CappedOutput }> {
-  const { signal } = options;
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
   const output = new CappedOutput(options.outputCapChars);
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: options.cwd,
-      env: process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let settled = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-    const finish = (settle: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(drainTimer);
-      signal?.removeEventListener("abort", onAbort);
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      settle();
-    };
-    const onAbort = () => {
-      killProcessGroup(child);
-      finish(() => reject(signal === undefined ? new Error("Command aborted") : abortReason(signal)));
-    };
-    const timeoutTimer = setTimeout(() => {
-      killProcessGroup(child);
-      const message = `Command timed out after ${formatSeconds(options.timeoutMs)}\n${output.render()}`;
-      const failure = { exitCode: null, signal: null, timedOut: true, output: output.render() };
-      finish(() => reject(new CommandFailedError(message.trimEnd(), failure)));
-    }, options.timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => output.append(chunk));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => output.append(chunk));
-    child.once("error", (error) => {
-      killProcessGroup(child);
-      finish(() =>
-        reject(new Error(`Could not run command in ${options.cwd}: ${error.message}`, { cause: error })),
-      );
-    });
-    child.once("exit", (exitCode, exitSignal) => {
-      const conclude = () => finish(() => settleExit(exitCode, exitSignal, output, resolve, reject));
-      child.once("close", conclude);
-      drainTimer = setTimeout(conclude, OUTPUT_DRAIN_MS);
-    });
+  const append = (chunk: string) => {
+    output.append(chunk);
+    return undefined;
+  };
+  const ending = await runInProcessGroup({
+    command: "/bin/sh",
+    args: ["-c", command],
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onStdout: append,
+    onStderr: append,
   });
+  if (ending.kind === "spawn-error") {
+    throw new Error(`Could not run command in ${options.cwd}: ${ending.error.message}`, {
+      cause: ending.error,
+    });
+  }
+  if (ending.kind !== "exit") {
+    const message = `Command timed out after ${formatSeconds(options.timeoutMs)}\n${output.render()}`;
+    const failure = { exitCode: null, signal: null, timedOut: true, output: output.render() };
+    throw new CommandFailedError(message.trimEnd(), failure);
+  }
+  return settleExit(ending.exitCode, ending.signal, output);
 }
 
 function settleExit(
   exitCode: number | null,
   exitSignal: NodeJS.Signals | null,
   output: CappedOutput,
-  resolve: (value: { exitCode: number; output: CappedOutput }) => void,
-  reject: (error: Error) => void,
-): void {
-  if (exitCode === 0) {
-    resolve({ exitCode, output });
-    return;
-  }
+): { exitCode: number; output: CappedOutput } {
+  if (exitCode === 0) return { exitCode, output };
   const rendered = output.render();
   const ending = exitCode === null ? `was killed by signal ${exitSignal}` : `exited with code ${exitCode}`;
   const message = `Command ${ending}\n${rendered === "" ? "(no output)" : rendered}`;
-  reject(
-    new CommandFailedError(message, { exitCode, signal: exitSignal, timedOut: false, output: rendered }),
-  );
-}
-
-/** Kills the command's process group; the group may already be gone. */
-function killProcessGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // ESRCH: everything in the group has already exited.
-  }
+  throw new CommandFailedError(message, { exitCode, signal: exitSignal, timedOut: false, output: rendered });
 }
 
 function formatSeconds(milliseconds: number): string {
