@@ -2,24 +2,14 @@
  * The quality table: one row per figure, engines side by side. Row keys are stable (the JSON and
  * `gate-thresholds.json` use them); labels name the metric id of the reference (M1–M13).
  */
-import type { MetricFormat, MetricRow } from "../suite.js";
+import type { MetricRow } from "../suite.js";
+import { diskRows } from "./disk-rows.js";
+import type { FigureRow } from "./figure-row.js";
 import { judgedRows } from "./judge/judged-rows.js";
-import type { DiskUsage } from "./metrics/disk-usage.js";
 import { type Figure, isNotApplicable, mean, notApplicable } from "./metrics/figure.js";
 import type { NeedleLevelReport } from "./metrics/needle-survival.js";
 import type { RecallRankingReport } from "./metrics/recall-ranking.js";
 import type { QualityMetrics } from "./quality-suite.js";
-
-export interface FigureRow {
-  key: string;
-  label: string;
-  format: MetricFormat;
-  /** Timings vary by machine: never gated. */
-  timing?: boolean;
-  /** Model-judged (`--judge`): depends on a model outside the suite, so never gated either. */
-  judged?: boolean;
-  figure(metrics: QualityMetrics): Figure;
-}
 
 const M1_BUDGETS = [2_000, 4_000, 8_000, 16_000];
 
@@ -74,73 +64,6 @@ function crashFigure(
 ): Figure {
   const crash = metrics.crash;
   return typeof crash === "number" || isNotApplicable(crash) ? crash : pick(crash);
-}
-
-/**
- * M11: the transcript and the engine's own store apart and together, since a user of an engine
- * with a store pays for both; store rows are n/a for engines without one.
- */
-function diskRows(): FigureRow[] {
-  const afterIngest = (pick: (disk: DiskUsage) => Figure) => (metrics: QualityMetrics) =>
-    pick(metrics.conversation.diskAfterIngest);
-  const afterCompaction = (pick: (disk: DiskUsage) => Figure) => (metrics: QualityMetrics) =>
-    pick(metrics.conversation.diskAfterCompaction);
-  return [
-    {
-      key: "m11BytesPerMessage",
-      label: "M11 bytes on disk / message (transcript + store)",
-      format: "bytes",
-      figure: afterIngest((disk) => disk.bytesPerMessage),
-    },
-    {
-      key: "m11TranscriptToRaw",
-      label: "M11 transcript / raw JSONL",
-      format: "decimal",
-      figure: afterIngest((disk) => disk.transcriptToRaw),
-    },
-    {
-      key: "m11StoreToRaw",
-      label: "M11 engine store / raw JSONL (closed)",
-      format: "decimal",
-      figure: afterIngest((disk) => disk.storeToRaw),
-    },
-    {
-      key: "m11StoreOpenToRaw",
-      label: "M11 engine store / raw JSONL (open, with WAL)",
-      format: "decimal",
-      figure: afterIngest((disk) => disk.storeOpenToRaw),
-    },
-    {
-      key: "m11DiskToRaw",
-      label: "M11 transcript + store / raw JSONL",
-      format: "decimal",
-      figure: afterIngest((disk) => disk.diskToRaw),
-    },
-    {
-      key: "m11BytesPerMessageCompacted",
-      label: "M11 bytes / message after compaction (transcript + store)",
-      format: "bytes",
-      figure: afterCompaction((disk) => disk.bytesPerMessage),
-    },
-    {
-      key: "m11StoreToRawCompacted",
-      label: "M11 engine store / raw JSONL after compaction (closed)",
-      format: "decimal",
-      figure: afterCompaction((disk) => disk.storeToRaw),
-    },
-    {
-      key: "m11DiskToRawCompacted",
-      label: "M11 transcript + store / raw JSONL after compaction",
-      format: "decimal",
-      figure: afterCompaction((disk) => disk.diskToRaw),
-    },
-    {
-      key: "m11SummaryBytes",
-      label: "M11 summary bytes after compaction",
-      format: "bytes",
-      figure: afterCompaction((disk) => disk.summaryBytes),
-    },
-  ];
 }
 
 const FIGURE_ROWS: FigureRow[] = [

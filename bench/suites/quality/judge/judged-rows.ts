@@ -2,8 +2,9 @@
  * The model-judged rows of the quality table: M1 answer accuracy per budget and the judge's model
  * calls, `n/a (no --judge)` by default. Marked `judged`, so the gate never takes a threshold on them.
  */
+
+import type { FigureRow } from "../figure-row.js";
 import { isNotApplicable, notApplicable } from "../metrics/figure.js";
-import type { FigureRow } from "../quality-rows.js";
 
 export function judgedRows(budgets: readonly number[], budgetLabel: (budget: number) => string): FigureRow[] {
   const accuracy = budgets.map(

@@ -7,21 +7,15 @@ import type {
   NewStoredMessage,
   NewSummary,
 } from "../store/store.js";
-import type { StoreUnderTest } from "./store-contract.js";
+import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-test.js";
 
 /**
  * The store contract for the flight recorder, session reports and upkeep (`store/records.ts`),
  * run by `runLosslessStoreContractSuite` for every store.
  */
 export function runRecorderContractCases(createStore: () => Promise<StoreUnderTest>): void {
-  const withStore = (body: (store: LosslessStore) => Promise<void>) => async () => {
-    const subject = await createStore();
-    try {
-      await body(subject.store);
-    } finally {
-      await subject.cleanup();
-    }
-  };
+  const withStore = (body: (store: LosslessStore) => Promise<void>) =>
+    withFreshStore(createStore, (subject) => body(subject.store));
 
   describe("flight recorder, reports and upkeep", () => {
     it(

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { LosslessStore, NewStoredMessage } from "../store/store.js";
-import type { StoreUnderTest } from "./store-contract.js";
+import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-test.js";
 
 /**
  * The store contract for search freshness, run by `runLosslessStoreContractSuite` for every
@@ -9,14 +9,7 @@ import type { StoreUnderTest } from "./store-contract.js";
  * stored message, including one stored just before it.
  */
 export function runSearchContractCases(createStore: () => Promise<StoreUnderTest>): void {
-  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => async () => {
-    const subject = await createStore();
-    try {
-      await body(subject);
-    } finally {
-      await subject.cleanup();
-    }
-  };
+  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => withFreshStore(createStore, body);
 
   describe("search freshness", () => {
     it(

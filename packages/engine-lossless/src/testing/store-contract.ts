@@ -4,16 +4,10 @@ import { LosslessStoreConflictError, LosslessStoreError } from "../errors.js";
 import type { ContextEdit, LosslessStore, NewStoredMessage, NewSummary } from "../store/store.js";
 import { runRecorderContractCases } from "./recorder-contract.js";
 import { runSearchContractCases } from "./search-contract.js";
+import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-test.js";
 import { runSummaryJobContractCases } from "./summary-jobs-contract.js";
 
-/** A store under test, and how to get rid of it. */
-export interface StoreUnderTest {
-  store: LosslessStore;
-  /** Closes `store` and opens the same data again; omit for stores that do not persist. */
-  reopen?: () => Promise<LosslessStore>;
-  /** Removes what the store left behind (files, schemas). */
-  cleanup: () => Promise<void>;
-}
+export type { StoreUnderTest };
 
 export interface LosslessStoreContractSuiteOptions {
   /** A fresh, empty store for each case. */
@@ -30,14 +24,8 @@ export function runLosslessStoreContractSuite(
   name: string,
   options: LosslessStoreContractSuiteOptions,
 ): void {
-  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => async () => {
-    const subject = await options.createStore();
-    try {
-      await body(subject);
-    } finally {
-      await subject.cleanup();
-    }
-  };
+  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) =>
+    withFreshStore(options.createStore, body);
 
   describe(`lossless store contract: ${name}`, () => {
     it(

@@ -2,21 +2,14 @@ import { createHash } from "node:crypto";
 import { expect, it } from "vitest";
 import { LosslessStoreConflictError } from "../errors.js";
 import type { LosslessStore, NewSummary, PreparedSummary, SummaryJob } from "../store/store.js";
-import type { StoreUnderTest } from "./store-contract.js";
+import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-test.js";
 
 /**
  * Contract cases of summary preparation and the spend ledger (`store/summary-jobs.ts`), run by
  * `runLosslessStoreContractSuite` inside its `describe`.
  */
 export function runSummaryJobContractCases(createStore: () => Promise<StoreUnderTest>): void {
-  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => async () => {
-    const subject = await createStore();
-    try {
-      await body(subject);
-    } finally {
-      await subject.cleanup();
-    }
-  };
+  const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => withFreshStore(createStore, body);
 
   it(
     "leases a summary job to one owner at a time, and lets an expired lease be taken over",
