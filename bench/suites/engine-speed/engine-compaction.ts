@@ -16,6 +16,7 @@ import {
   type TranscriptHostSession,
 } from "@clew/core";
 import { cpuMsSince, wallMsSince } from "../../metrics/cpu-time.js";
+import { compactionFigures } from "../pipeline/compaction.js";
 import type { StubSummarizer } from "../pipeline/stub-summarizer.js";
 
 export interface EngineCompactionMetrics {
@@ -77,18 +78,5 @@ export async function measureEngineCompaction(
   );
   const cpuMs = cpuMsSince(cpuStart);
   const wallMs = wallMsSince(wallStart);
-  const metrics: EngineCompactionMetrics = {
-    ok: result.ok,
-    compacted: result.compacted,
-    delegated,
-    cpuMs,
-    wallMs,
-    summarizerCalls: summarizer.stats.calls,
-    summarizerCpuMs: summarizer.stats.cpuMs,
-    cpuMsExcludingSummarizer: Math.max(0, cpuMs - summarizer.stats.cpuMs),
-  };
-  if (result.reason !== undefined) metrics.reason = result.reason;
-  if (result.result?.tokensBefore !== undefined) metrics.tokensBefore = result.result.tokensBefore;
-  if (result.result?.tokensAfter !== undefined) metrics.tokensAfter = result.result.tokensAfter;
-  return metrics;
+  return { ok: result.ok, delegated, ...compactionFigures(result, { cpuMs, wallMs }, summarizer) };
 }

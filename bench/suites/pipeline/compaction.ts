@@ -1,4 +1,4 @@
-import type { ContextEngineHost, HostSession } from "@clew/core";
+import type { CompactResult, ContextEngineHost, HostSession } from "@clew/core";
 import { cpuMsSince, wallMsSince } from "../../metrics/cpu-time.js";
 import { BENCH_MODEL } from "./bench-host.js";
 import type { StubSummarizer } from "./stub-summarizer.js";
@@ -37,13 +37,22 @@ export async function measureCompaction(
   const wallMs = wallMsSince(wallStart);
   const { result } = outcome;
   if (!result.ok) throw new Error(`compaction failed: ${result.reason ?? "no reason given"}`);
+  return compactionFigures(result, { cpuMs, wallMs }, summarizer);
+}
+
+/** The figures of one compaction: its time, the stub summarizer's share of it, what it reduced. */
+export function compactionFigures(
+  result: CompactResult,
+  time: { cpuMs: number; wallMs: number },
+  summarizer: StubSummarizer,
+): CompactionMetrics {
   const metrics: CompactionMetrics = {
     compacted: result.compacted,
-    wallMs,
-    cpuMs,
+    wallMs: time.wallMs,
+    cpuMs: time.cpuMs,
     summarizerCalls: summarizer.stats.calls,
     summarizerCpuMs: summarizer.stats.cpuMs,
-    cpuMsExcludingSummarizer: Math.max(0, cpuMs - summarizer.stats.cpuMs),
+    cpuMsExcludingSummarizer: Math.max(0, time.cpuMs - summarizer.stats.cpuMs),
   };
   if (result.reason !== undefined) metrics.reason = result.reason;
   if (result.result?.tokensBefore !== undefined) metrics.tokensBefore = result.result.tokensBefore;

@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { type FakeProvider, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
 import type { AgentMessage } from "@clew/core";
 import { type LosslessEngine, openLosslessEngine, openSqliteStoreReadOnly } from "@clew/engine-lossless";
+import { assistantText, userText } from "@clew/plugin-sdk/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../src/io.js";
 import { runCli } from "../src/main.js";
@@ -29,25 +30,7 @@ const storePath = () => join(harness.home, "agents", "main", "lossless.db");
 function conversation(count: number, startAt: number, chars: number): AgentMessage[] {
   return Array.from({ length: count }, (_, index) => {
     const text = `message ${index} about the deploy of service-${index % 7}: ${"lorem ipsum dolor ".repeat(chars / 18)}`;
-    return index % 2 === 0
-      ? ({ role: "user", content: text, timestamp: startAt + index } as AgentMessage)
-      : ({
-          role: "assistant",
-          content: [{ type: "text", text }],
-          api: "openai-completions",
-          provider: "local",
-          model: "tiny",
-          usage: {
-            input: 0,
-            output: 0,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 0,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: startAt + index,
-        } as AgentMessage);
+    return index % 2 === 0 ? userText(text, startAt + index) : assistantText(text, startAt + index);
   });
 }
 
