@@ -12,10 +12,14 @@
  * a text that lacks what each of its matches contains (`requires`), and the most frequent ones
  * start at a literal inside the identifier and find its beginning by hand (`lead`), because the
  * regex engine skips ahead to a literal far faster than it tries a character class at every
- * position. Both leave the result exactly as the plain patterns would.
+ * position. Both leave the result exactly as the plain patterns would. The kinds that are always
+ * one whole word are found by one scan over the words (`word-identifiers.ts`), and a text read
+ * again soon (a summarizer reading the messages compaction just anchored) is answered from a
+ * bounded cache keyed by the text.
  */
 import type { AgentMessage } from "../messages.js";
 import { readableTextParts } from "../tokens/message-text.js";
+import { collectWordIdentifiers } from "./word-identifiers.js";
 
 interface IdentifierPattern {
   /** Names the kind, for readers of this file; not part of the result. */
@@ -38,10 +42,6 @@ interface IdentifierPattern {
 
 // Characters allowed in one path segment: letters, digits, `_ . @ % + = ~ -`.
 const SEGMENT = String.raw`[\w.@%+=~-]`;
-
-const ERRNO_NAMES =
-  "NOENT|ACCES|PERM|EXIST|ISDIR|NOTDIR|NOTEMPTY|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|CONNABORTED|" +
-  "TIMEDOUT|PIPE|MFILE|NOSPC|BUSY|AGAIN|INVAL|NOTFOUND|HOSTUNREACH|NETUNREACH|ROFS|XDEV|LOOP|NAMETOOLONG";
 
 const HTTP_REASONS =
   "Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|Payload Too Large|" +
@@ -88,18 +88,6 @@ const PATTERNS: readonly IdentifierPattern[] = [
     pattern: /-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
     lead: (text, index) => wordBefore(text, index, HEX_DIGIT, 8, 8),
   },
-  // Git hashes and hex ids: at least 7 hex characters with a digit and a letter ("deadbeef" and
-  // "1234567" alone are too likely to be a word or a number).
-  { kind: "hex-id", pattern: /\b[0-9a-f]{7,}\b/gi, accept: (text) => /\d/.test(text) && /[a-f]/i.test(text) },
-  // Provider ids: toolu_01Kae6sJBexjQUHEpDA9f5Uh, call_abc123, resp_68a1…: a lowercase prefix, an
-  // underscore, then at least six letters and digits including a digit. Written from the
-  // underscore on, with the prefix before it at a word boundary.
-  {
-    kind: "prefixed-id",
-    pattern: /_[A-Za-z0-9]{6,}\b/g,
-    lead: (text, index) => wordBefore(text, index, LOWERCASE, 2, 12),
-    accept: (text) => /\d/.test(text),
-  },
   // Codes and tickets with a hyphen: NDL-7K2M9QXA, JIRA-1234, ORA-00942 (must contain a digit).
   {
     kind: "code",
@@ -121,13 +109,6 @@ const PATTERNS: readonly IdentifierPattern[] = [
     accept: hasValidOctets,
     requires: /\.\d{1,3}\.\d/,
   },
-  // ALL_CAPS names with an underscore: environment variables (OPENAI_API_KEY) and error codes
-  // (ERR_MODULE_NOT_FOUND).
-  { kind: "env-or-error-name", pattern: /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, requires: /_[A-Z0-9]/ },
-  // POSIX error names: ENOENT, ECONNREFUSED.
-  { kind: "errno", pattern: new RegExp(String.raw`\bE(?:${ERRNO_NAMES})\b`, "g"), requires: "E" },
-  // Letter-and-digit error codes: E1234, TS2345, CS0103.
-  { kind: "error-code", pattern: /\b[A-Z]{1,5}\d{3,6}\b/g },
   // HTTP client and server errors: "HTTP 404", "HTTP/1.1 503", "status 429", "502 Bad Gateway".
   { kind: "http-status", pattern: /\b(?:HTTP(?:\/\d(?:\.\d)?)?|[Ss]tatus(?: code)?:?) ?[45]\d\d\b/g },
   { kind: "http-status", pattern: new RegExp(String.raw`\b[45]\d\d (?:${HTTP_REASONS})\b`, "g") },
@@ -185,13 +166,49 @@ export function extractIdentifiersFromMessages(messages: readonly AgentMessage[]
 
 function collectIdentifiers(text: string, found: Set<string>): void {
   if (text.length === 0) return;
+  for (const identifier of identifiersOfText(text)) found.add(identifier);
+}
+
+/**
+ * The identifiers of recently read texts. The same messages are often read twice in a row: a
+ * compaction takes a chunk's identifiers for its anchors, then the summarizer it calls (the
+ * extractive one, or a model summarizer checking its output) reads them from the same messages.
+ * Keyed by the text itself, so an answer is never stale. Two generations, each holding texts of
+ * at most `GENERATION_COST` characters (plus `ENTRY_COST` per entry): when the newer one is full
+ * it becomes the older one and the older one is dropped, which bounds memory without the cost of
+ * evicting entries one by one.
+ */
+const GENERATION_COST = 2_000_000;
+const ENTRY_COST = 64;
+let newerTexts = new Map<string, readonly string[]>();
+let olderTexts = new Map<string, readonly string[]>();
+let newerCost = 0;
+
+/** The identifiers of one text, deduplicated, in order of first appearance. */
+function identifiersOfText(text: string): readonly string[] {
+  const known = newerTexts.get(text) ?? olderTexts.get(text);
+  if (known !== undefined) return known;
+  const identifiers = new Set<string>();
   for (const match of nonOverlapping(allMatches(text))) {
-    if (match.text.length >= 2 && match.text.length <= MAX_IDENTIFIER_LENGTH) found.add(match.text);
+    if (match.text.length >= 2 && match.text.length <= MAX_IDENTIFIER_LENGTH) identifiers.add(match.text);
   }
+  const list = [...identifiers];
+  const cost = text.length + ENTRY_COST;
+  if (cost > GENERATION_COST) return list;
+  if (newerCost + cost > GENERATION_COST) {
+    olderTexts = newerTexts;
+    newerTexts = new Map();
+    newerCost = 0;
+  }
+  newerTexts.set(text, list);
+  newerCost += cost;
+  return list;
 }
 
 function allMatches(text: string): Match[] {
   const matches: Match[] = [];
+  // Hex ids, error codes, ALL_CAPS names, errno names and provider ids: one scan over the words.
+  collectWordIdentifiers(text, matches);
   for (const { pattern, group = 0, lead, accept, requires } of PATTERNS) {
     if (requires !== undefined && !contains(text, requires)) continue;
     // exec on the shared regex: matchAll would construct a copy of it for every text.
@@ -260,27 +277,40 @@ function contains(text: string, required: string | RegExp): boolean {
   return typeof required === "string" ? text.includes(required) : required.test(text);
 }
 
-const SEGMENT_CHARACTER = new RegExp(SEGMENT);
-const HEX_DIGIT = /[0-9a-f]/i;
-const LOWERCASE = /[a-z]/;
-const WORD_CHARACTER = /\w/;
+// Leads look at one character at a time: a table lookup, not a regex test on a one-character
+// string (relative paths alone have tens of thousands of candidate slashes in a long session).
+const SEGMENT_CHARACTER = characterTable(new RegExp(SEGMENT));
+const HEX_DIGIT = characterTable(/[0-9a-f]/i);
+const WORD_CHARACTER = characterTable(/\w/);
+
+/** Which ASCII characters `pattern` (a one-character class) matches; no other character does. */
+function characterTable(pattern: RegExp): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let code = 0; code < 128; code++) table[code] = pattern.test(String.fromCharCode(code)) ? 1 : 0;
+  return table;
+}
+
+function isIn(table: Uint8Array, text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code < 128 && table[code] === 1;
+}
 
 /**
  * The length of the run of `allowed` characters ending at `index` when it has `min` to `max` of
  * them and starts at a word boundary (the `\b` the pattern would start with), else -1.
  */
-function wordBefore(text: string, index: number, allowed: RegExp, min: number, max: number): number {
+function wordBefore(text: string, index: number, allowed: Uint8Array, min: number, max: number): number {
   let start = index;
-  while (start > 0 && index - start <= max && allowed.test(text.charAt(start - 1))) start--;
+  while (start > 0 && index - start <= max && isIn(allowed, text, start - 1)) start--;
   const length = index - start;
   if (length < min || length > max) return -1;
-  return start === 0 || !WORD_CHARACTER.test(text.charAt(start - 1)) ? length : -1;
+  return start === 0 || !isIn(WORD_CHARACTER, text, start - 1) ? length : -1;
 }
 
 /** The first segment of a relative path ending at the slash at `index`, or -1 (see the pattern). */
 function segmentBefore(text: string, index: number): number {
   let start = index;
-  while (start > 0 && SEGMENT_CHARACTER.test(text.charAt(start - 1))) start--;
+  while (start > 0 && isIn(SEGMENT_CHARACTER, text, start - 1)) start--;
   if (start === index) return -1;
   const previous = text.charAt(start - 1);
   return previous === "/" || previous === "\\" ? -1 : index - start;
@@ -298,7 +328,7 @@ function hasLetter(text: string): boolean {
 function isLikelyRelativePath(text: string): boolean {
   if (!hasLetter(text)) return false;
   if (/^\.{1,2}\//.test(text) || text.startsWith("@")) return true;
-  if ((text.match(/\//g)?.length ?? 0) >= 2) return true;
+  if (text.indexOf("/", text.indexOf("/") + 1) >= 0) return true;
   return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(text);
 }
 
@@ -310,8 +340,9 @@ function isLikelyRelativePath(text: string): boolean {
  */
 function isCommandOrName(text: string): boolean {
   if (text.includes("${")) return false;
-  const [first = "", ...rest] = text.split(" ");
-  if (rest.length > 0) return /^(?:[a-z][\w.-]*|\.{1,2}\/[\w./-]+|\$[A-Z_]+)$/.test(first);
+  const space = text.indexOf(" ");
+  const first = space < 0 ? text : text.slice(0, space);
+  if (space >= 0) return /^(?:[a-z][\w.-]*|\.{1,2}\/[\w./-]+|\$[A-Z_]+)$/.test(first);
   return hasLetter(first) && /^[A-Za-z$.~/@-]/.test(first) && /[A-Z_./()$@:=-]/.test(first.slice(1));
 }
 

@@ -17,15 +17,44 @@ const CONDENSED_LINKS_PER_ANCHOR = 8;
 export function anchorsOfMessages(
   messages: ReadonlyArray<{ seq: number; message: AgentMessage }>,
 ): SummaryAnchor[] {
+  return linkedAnchors(messages, Number.POSITIVE_INFINITY);
+}
+
+/**
+ * A leaf's anchors: exactly `mergeAnchors([anchorsOfMessages(messages)])`, made in one pass. The
+ * links of a frequent identifier are not collected only to be cut to the first
+ * `CONDENSED_LINKS_PER_ANCHOR`, and the anchors are not merged again.
+ */
+export function anchorsOfLeaf(
+  messages: ReadonlyArray<{ seq: number; message: AgentMessage }>,
+): SummaryAnchor[] {
+  const anchors = linkedAnchors(messages, CONDENSED_LINKS_PER_ANCHOR);
+  for (const anchor of anchors) {
+    if (!isAscending(anchor.messages)) anchor.messages.sort((left, right) => left - right);
+  }
+  return anchors;
+}
+
+/**
+ * Each identifier of `messages` linked to the first `linksPerAnchor` messages it is in. A seq is
+ * compared with the last link only: every message of a view has its own seq, so a repeat can only
+ * come from the same message.
+ */
+function linkedAnchors(
+  messages: ReadonlyArray<{ seq: number; message: AgentMessage }>,
+  linksPerAnchor: number,
+): SummaryAnchor[] {
   const links = new Map<string, number[]>();
   for (const { seq, message } of messages) {
     for (const value of extractIdentifiersFromMessages([message])) {
       const seqs = links.get(value);
       if (seqs === undefined) links.set(value, [seq]);
-      else if (seqs.at(-1) !== seq) seqs.push(seq);
+      else if (seqs.length < linksPerAnchor && seqs.at(-1) !== seq) seqs.push(seq);
     }
   }
-  return [...links].map(([value, seqs]) => ({ value, messages: seqs }));
+  const anchors: SummaryAnchor[] = [];
+  for (const [value, seqs] of links) anchors.push({ value, messages: seqs });
+  return anchors;
 }
 
 /** The union of anchor lists, oldest list first, with message links merged and capped. */

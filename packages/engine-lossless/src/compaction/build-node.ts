@@ -14,7 +14,7 @@ import {
 } from "@clew/core";
 import type { ContextEdit, NewSummary, SummaryAnchor } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
-import { anchorsOfMessages, mergeAnchors } from "./anchors.js";
+import { anchorsOfLeaf, anchorsOfMessages, mergeAnchors } from "./anchors.js";
 import { mergeRanges } from "./plan.js";
 import { envelopeTokens, fitSummary, type SummaryEnvelope } from "./render-summary.js";
 import { writeSummaryText } from "./write-summary-text.js";
@@ -68,10 +68,13 @@ export async function buildNode(
   };
   const overhead = envelopeTokens(envelope, settings.counter);
   if (overhead >= request.maxTokens) return undefined;
-  const anchors = mergeAnchors([
-    ...children.map((child) => child.summary?.anchors ?? []),
-    anchorsOfMessages(stragglers),
-  ]);
+  const anchors =
+    children.length === 0
+      ? anchorsOfLeaf(stragglers)
+      : mergeAnchors([
+          ...children.map((child) => child.summary?.anchors ?? []),
+          anchorsOfMessages(stragglers),
+        ]);
   const childBodies = kind === "leaf" ? undefined : await bodiesOf(request.items, stragglers);
   const text = await writeSummaryText({
     summarizer: settings.summarizer,

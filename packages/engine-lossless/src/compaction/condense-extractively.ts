@@ -22,6 +22,23 @@ const NEWEST_ONLY: ReadonlySet<SummarySection> = new Set(["Pending User Asks", "
 
 export function condenseExtractively(bodies: readonly string[], maxTokens: number): string {
   const merged = new Map<SummarySection, string[]>(SUMMARY_SECTIONS.map((section) => [section, []]));
+  // The items already in each merged section, so a child's items are added in one pass each
+  // (identifier lists run to hundreds of items per child).
+  const present = new Map<SummarySection, Set<string>>();
+  const append = (section: SummarySection, items: readonly string[]) => {
+    const list = merged.get(section) ?? [];
+    let seen = present.get(section);
+    if (seen === undefined) {
+      seen = new Set(list);
+      present.set(section, seen);
+    }
+    for (const item of items) {
+      if (seen.has(item)) continue;
+      seen.add(item);
+      list.push(item);
+    }
+    merged.set(section, list);
+  };
   const preambles: string[] = [];
   for (const body of bodies) {
     const parsed = parseSummary(body);
@@ -32,11 +49,10 @@ export function condenseExtractively(bodies: readonly string[], maxTokens: numbe
       const current = merged.get(section) ?? [];
       if (section === "Goal") merged.set(section, current.length > 0 ? current : items);
       else if (NEWEST_ONLY.has(section)) merged.set(section, items);
-      else merged.set(section, unique([...current, ...items]));
+      else append(section, items);
     }
   }
-  if (preambles.length > 0)
-    merged.set("Critical Context", unique([...(merged.get("Critical Context") ?? []), ...preambles]));
+  if (preambles.length > 0) append("Critical Context", preambles);
   return shrinkToBudget(merged, maxTokens * 4);
 }
 
@@ -80,8 +96,4 @@ function sizeOf(items: readonly string[]): number {
 
 function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
-}
-
-function unique(items: readonly string[]): string[] {
-  return [...new Set(items)];
 }
