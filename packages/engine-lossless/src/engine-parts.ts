@@ -6,6 +6,8 @@
  */
 import { EvidenceCache } from "./assemble/evidence-cache.js";
 import { CompactionRunner } from "./compaction/compaction-runner.js";
+import { createSemanticRecall, type SemanticRecall } from "./embeddings/semantic-recall.js";
+import { openWordVectorEmbedder } from "./embeddings/word-vectors/word-vector-embedder.js";
 import { MessageWriter } from "./ingest/message-writer.js";
 import type { ResolvedOptions } from "./options.js";
 import { SummaryPreparation } from "./prepare/preparation.js";
@@ -23,9 +25,14 @@ export interface StoreParts {
   upkeep: PeriodicUpkeep;
   preparation: SummaryPreparation;
   compactions: CompactionRunner;
+  /** Search by meaning, when an embedder or word vectors are configured. */
+  meaning: SemanticRecall | undefined;
 }
 
-/** Builds the parts over `store`; opens nothing and starts no work. */
+/**
+ * Builds the parts over `store`; opens nothing and starts no work, except loading the word-vector
+ * file when one is configured (in the background: searches wait for it).
+ */
 export function createStoreParts(store: LosslessStore, options: ResolvedOptions): StoreParts {
   const counter = options.tokenCounter;
   const views = new ViewCache(store);
@@ -39,14 +46,23 @@ export function createStoreParts(store: LosslessStore, options: ResolvedOptions)
     beginPass: (sessionId, trigger, view, target) => recorder.beginPass(sessionId, trigger, view, target),
     leafSupply: (sessionId) => preparation.leafSupply(sessionId),
   });
+  const meaning = semanticRecallOf(options);
   return {
     store,
     views,
     writer: new MessageWriter({ store, views, counter, now: options.now, logger: options.logger }),
-    evidence: new EvidenceCache({ ...options, store, counter }),
+    evidence: new EvidenceCache({ ...options, store, counter, meaning }),
     recorder,
     upkeep: new PeriodicUpkeep(store, options, options.now, options.logger),
     preparation,
     compactions,
+    meaning,
   };
+}
+
+function semanticRecallOf(options: ResolvedOptions): SemanticRecall | undefined {
+  const embedder =
+    options.embedder ??
+    (options.wordVectors === undefined ? undefined : openWordVectorEmbedder({ path: options.wordVectors }));
+  return embedder === undefined ? undefined : createSemanticRecall(embedder, { logger: options.logger });
 }

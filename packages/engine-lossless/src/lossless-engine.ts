@@ -46,7 +46,7 @@ import { SessionBudgets } from "./assemble/session-budgets.js";
 import { compactResultOf } from "./compaction/compaction-target.js";
 import { createStoreParts, type StoreParts } from "./engine-parts.js";
 import { LosslessStoreError } from "./errors.js";
-import { readTranscriptMessages } from "./ingest/read-transcript.js";
+import { bootstrapFromTranscript } from "./ingest/transcript-bootstrap.js";
 import { formatStatusLines } from "./inspect/format-report.js";
 import { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 import { type LosslessEngineOptions, type ResolvedOptions, resolveOptions } from "./options.js";
@@ -152,14 +152,20 @@ export class LosslessEngine implements ContextEngine {
     await this.parts?.writer.storeTurn(params);
   }
 
-  /** Imports the messages of an existing JSONL transcript; ids are stable, so a re-import stores nothing. */
+  /**
+   * Imports the messages of an existing JSONL transcript that the store lacks; ids are stable, so
+   * a re-import stores nothing, and a watermark lets a restart read only what was appended since.
+   */
   async bootstrap(params: BootstrapParams): Promise<BootstrapResult> {
-    if (this.store === undefined)
+    if (this.store === undefined || this.parts === undefined)
       return { bootstrapped: false, reason: `lossless store unavailable: ${this.storeFailure}` };
-    const transcript = await readTranscriptMessages(params.sessionFile, params.sessionId);
-    if (!transcript.ok) return { bootstrapped: false, reason: transcript.reason };
-    const importedMessages = await this.storeMessages(params.sessionId, transcript.messages);
-    return { bootstrapped: true, importedMessages };
+    return bootstrapFromTranscript({
+      store: this.store,
+      writer: this.parts.writer,
+      logger: this.options.logger,
+      sessionId: params.sessionId,
+      sessionFile: params.sessionFile,
+    });
   }
 
   /** Compacts in the background once the view passes `compactionThreshold` of the session's budget. */
@@ -183,6 +189,7 @@ export class LosslessEngine implements ContextEngine {
       this.options.logger.warn("lossless: background compaction failed", { error: describeError(error) });
     } finally {
       if (params.abortSignal?.aborted !== true) this.schedulePreparation(parts, params.sessionId);
+      await parts.meaning?.warm(parts.store, params.sessionId);
       await this.afterMaintenance(parts);
     }
     return NO_MAINTENANCE;
@@ -311,6 +318,7 @@ export class LosslessEngine implements ContextEngine {
       sessionId: scope.sessionId,
       store: () => (this.disposed ? undefined : this.store),
       counter: this.options.tokenCounter,
+      ...(this.parts?.meaning === undefined ? {} : { meaning: this.parts.meaning }),
       parent: () => this.subagents.parentFor(scope),
     });
   }
@@ -320,6 +328,7 @@ export class LosslessEngine implements ContextEngine {
     this.disposed = true;
     this.parts?.views.clear();
     this.parts?.evidence.clear();
+    this.parts?.meaning?.clear();
     this.digests.clear();
     await this.parts?.preparation.stop();
     await this.parts?.compactions.settled();

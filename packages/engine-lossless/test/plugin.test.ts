@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { createContextEngineRegistry, MemoryLogger, resolveContextEngine } from "@clew/core";
 import { loadPlugins } from "@clew/plugins";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LosslessEngine } from "../src/lossless-engine.js";
+import { recallToolsOf } from "./support/recall.js";
+import { writeTinyVectors } from "./support/word-vectors.js";
 
 let home: string;
 beforeEach(async () => {
@@ -27,5 +30,44 @@ describe("the lossless plugin", () => {
     expect(resolved.effectiveId).toBe("lossless");
     expect(resolved.engine.info).toMatchObject({ id: "lossless", ownsCompaction: true });
     await resolved.engine.dispose?.();
+  });
+
+  it("takes wordVectors from the plugin's config entry, and refuses a config the manifest does not allow", async () => {
+    const wordVectors = await writeTinyVectors(home);
+    const registry = createContextEngineRegistry();
+    const logger = new MemoryLogger();
+    const config = {
+      plugins: {
+        load: { paths: [join(import.meta.dirname, "..")] },
+        slots: { contextEngine: "lossless" },
+        entries: { lossless: { config: { wordVectors } } },
+      },
+    };
+    await loadPlugins({ home, config, registry, logger });
+    const engine = (await registry.get("lossless")?.factory({ config, agentDir: home })) as LosslessEngine;
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: [{ role: "user", content: "I am halfway through Piranesi.", timestamp: 1 }],
+      prePromptMessageCount: 0,
+    });
+    const hits = (await recallToolsOf(engine, "s").search.execute("1", { query: "which novel" })).details
+      .hits;
+    expect(hits).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    await engine.dispose();
+
+    const wrong = {
+      ...config,
+      plugins: { ...config.plugins, entries: { lossless: { config: { wordVectors: 3 } } } },
+    };
+    const report = await loadPlugins({
+      home,
+      config: wrong,
+      registry: createContextEngineRegistry(),
+      logger,
+    });
+    const entry = report.plugins.find((plugin) => plugin.id === "lossless");
+    expect(entry?.loaded).toBe(false);
+    expect(JSON.stringify(entry)).toContain("wordVectors");
   });
 });

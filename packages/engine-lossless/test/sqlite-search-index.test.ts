@@ -55,9 +55,12 @@ describe("deferred message indexing (sqlite)", () => {
       Array.from({ length: 400 }, (_, index) => textRecord("s1", index, `tern${index} ${bulky}`)),
     );
     expect(store.pendingIndexCount()).toBe(400);
+    const grown = statSync(`${path}-wal`).size;
+    expect(grown).toBeGreaterThan(1024 * 1024);
     await store.settle();
     expect(store.pendingIndexCount()).toBe(0);
-    expect(statSync(`${path}-wal`).size).toBe(0);
+    // Truncated, then started again with one small write (a header and a frame or two).
+    expect(statSync(`${path}-wal`).size).toBeLessThan(64 * 1024);
     checkMessageIndex(path);
   });
 

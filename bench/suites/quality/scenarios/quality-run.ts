@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { type AgentMessage, countMessagesTokens, type FsyncPolicy, type TokenCounter } from "@clew/core";
+import { benchEngine } from "../../../engines.js";
 import type { ReplayTurn } from "../../../workloads/replay-turn.js";
 import { EngineSession, type RequestRecord } from "../harness/engine-session.js";
 import type { Provenance } from "../harness/provenance.js";
@@ -61,7 +62,7 @@ export async function openSession(
     ...(input.fsync === undefined ? {} : { fsync: input.fsync }),
   });
   const resolved = await session.engineId();
-  if (resolved !== run.engine) {
+  if (resolved !== (benchEngine(run.engine).engineInfoId ?? run.engine)) {
     await session.close();
     throw new Error(`the host resolved engine "${resolved}" instead of "${run.engine}"`);
   }

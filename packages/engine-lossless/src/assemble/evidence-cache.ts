@@ -4,6 +4,7 @@
  * identical requests. A failure costs the block, never the assembly.
  */
 import { describeError, type Logger, type TokenCounter } from "@clew/core";
+import type { SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore } from "../store/store.js";
 import type { SessionView } from "../view/session-view.js";
 import type { AssembledView } from "./assemble-view.js";
@@ -17,6 +18,8 @@ export interface EvidenceCacheOptions {
   /** Most tokens the block may take (`recallMaxTokens`). */
   recallMaxTokens: number;
   logger: Logger;
+  /** Search by meaning, when the engine has an embedder. */
+  meaning?: SemanticRecall | undefined;
 }
 
 export interface EvidenceQuery {
@@ -63,6 +66,7 @@ export class EvidenceCache {
         inContext: (seq) => view.hasRawFrom(seq, assembled.keptFrom),
         roomTokens: room,
         counter: this.options.counter,
+        ...(this.options.meaning === undefined ? {} : { meaning: this.options.meaning }),
       });
       this.latest.set(sessionId, { key, evidence });
       return evidence;

@@ -9,14 +9,20 @@
  * and the lowest-ranked message is dropped until it fits.
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
+import type { SemanticRecall } from "../embeddings/semantic-recall.js";
 import { readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
-import type { LosslessStore, SearchHit, StoredMessage } from "../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessageHead } from "../store/store.js";
 
 /** Search words taken from the prompt. */
 const MAX_QUERY_WORDS = 12;
 /** Ranked candidates read from the full-text index. */
 const CANDIDATES = 40;
+/**
+ * Matches the index ranks at most (see `MessageSearchOptions`): this search runs on every request,
+ * and ranking costs about a microsecond per match, so it must not grow with the session.
+ */
+const MAX_RANKED = 200;
 /** Below this room a block would hold nothing useful. */
 const MIN_ROOM_TOKENS = 48;
 /** A header line per message, counted ahead of the exact count. */
@@ -74,6 +80,8 @@ export interface EvidenceRequest {
   /** Most tokens the block may take. */
   roomTokens: number;
   counter: TokenCounter;
+  /** Search by meaning, fused with the words' hits, when the engine has an embedder. */
+  meaning?: SemanticRecall;
 }
 
 export interface RecalledEvidence {
@@ -88,19 +96,69 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   if (request.roomTokens < MIN_ROOM_TOKENS) return undefined;
   const words = queryWords(request.query, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
-  const hits = await request.store.searchMessages(request.sessionId, words, CANDIDATES);
+  const [wordHits, meaningHits] = await Promise.all([
+    request.store.searchMessages(request.sessionId, words, CANDIDATES, {
+      maxRanked: MAX_RANKED,
+      skip: request.inContext,
+    }),
+    request.meaning === undefined
+      ? undefined
+      : request.meaning.nearestMessages(request.store, request.sessionId, request.query, {
+          limit: CANDIDATES * 2,
+        }),
+  ]);
+  const hits =
+    meaningHits === undefined
+      ? wordHits
+      : fuseByRank(
+          wordHits,
+          meaningHits.filter((hit) => !request.inContext(hit.key)),
+        );
   if (hits.length === 0) return undefined;
+  // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
+  // result can be tens of kilobytes, and most candidates are never shown).
   const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
-  const stored = await request.store.readMessages(request.sessionId, [...new Set(around)]);
-  const bySeq = new Map(stored.map((message) => [message.seq, message]));
+  const heads = await request.store.readMessageHeads(request.sessionId, [...new Set(around)]);
+  const bySeq = new Map(heads.map((head) => [head.seq, head]));
   const units = rankUnits(hits, bySeq, request.inContext);
   const chosen = chooseByRank(units, request.roomTokens);
-  while (chosen.length > 0) {
-    const evidence = renderBlock(chosen.flat(), request.counter);
+  if (chosen.length === 0) return undefined;
+  const stored = await request.store.readMessages(
+    request.sessionId,
+    chosen.flat().map((head) => head.seq),
+  );
+  const jsonBySeq = new Map(stored.map((message) => [message.seq, message.json]));
+  // A message deleted between the two reads is left out.
+  const readable = chosen
+    .map((unit) => unit.filter((head) => jsonBySeq.has(head.seq)))
+    .filter((unit) => unit.length > 0);
+  while (readable.length > 0) {
+    const evidence = renderBlock(readable.flat(), jsonBySeq, request.counter);
     if (evidence.tokens <= request.roomTokens) return evidence;
-    chosen.pop();
+    readable.pop();
   }
   return undefined;
+}
+
+/** RRF's damping constant, as in recall_search. */
+const RRF_K = 60;
+
+/**
+ * Word hits and meaning hits as one list scored by reciprocal rank (their own scores are not
+ * comparable), the best `CANDIDATES` of them; a message in both lists ranks above either alone.
+ */
+function fuseByRank(
+  wordHits: ReadonlyArray<SearchHit<number>>,
+  meaningHits: ReadonlyArray<SearchHit<number>>,
+): SearchHit<number>[] {
+  const scores = new Map<number, number>();
+  for (const list of [wordHits, meaningHits])
+    for (const [rank, hit] of list.slice(0, CANDIDATES).entries())
+      scores.set(hit.key, (scores.get(hit.key) ?? 0) + 1 / (RRF_K + rank + 1));
+  return [...scores]
+    .map(([key, score]) => ({ key, score }))
+    .sort((left, right) => right.score - left.score || right.key - left.key)
+    .slice(0, CANDIDATES);
 }
 
 /**
@@ -111,9 +169,9 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
  */
 function rankUnits(
   hits: ReadonlyArray<SearchHit<number>>,
-  bySeq: ReadonlyMap<number, StoredMessage>,
+  bySeq: ReadonlyMap<number, StoredMessageHead>,
   inContext: (seq: number) => boolean,
-): StoredMessage[][] {
+): StoredMessageHead[][] {
   const units = new Map<number, { score: number; seqs: number[]; order: number }>();
   for (const [order, hit] of hits.entries()) {
     const message = bySeq.get(hit.key);
@@ -133,13 +191,13 @@ function rankUnits(
       unit.seqs
         .filter((seq) => !inContext(seq))
         .map((seq) => bySeq.get(seq))
-        .filter((message): message is StoredMessage => message !== undefined),
+        .filter((message): message is StoredMessageHead => message !== undefined),
     )
     .filter((unit) => unit.length > 0);
 }
 
 /** A user message and the assistant reply right after it (tool results stand alone). */
-function isPartner(message: StoredMessage, partner: StoredMessage): boolean {
+function isPartner(message: StoredMessageHead, partner: StoredMessageHead): boolean {
   const roles = new Set([message.role, partner.role]);
   return (
     roles.has("user") && roles.has("assistant") && (message.role === "user") === partner.seq > message.seq
@@ -147,9 +205,9 @@ function isPartner(message: StoredMessage, partner: StoredMessage): boolean {
 }
 
 /** The best-ranked units whose estimated size fits the room, best first. */
-function chooseByRank(units: readonly StoredMessage[][], room: number): StoredMessage[][] {
+function chooseByRank(units: readonly StoredMessageHead[][], room: number): StoredMessageHead[][] {
   let used = Math.ceil(BLOCK_INTRO.length / 3);
-  const chosen: StoredMessage[][] = [];
+  const chosen: StoredMessageHead[][] = [];
   const taken = new Set<number>();
   for (const unit of units) {
     const fresh = unit.filter((message) => !taken.has(message.seq));
@@ -162,11 +220,16 @@ function chooseByRank(units: readonly StoredMessage[][], room: number): StoredMe
   return chosen;
 }
 
-function renderBlock(chosen: readonly StoredMessage[], counter: TokenCounter): RecalledEvidence {
+/** The block of the chosen messages (each read back whole into `jsonBySeq`), oldest first. */
+function renderBlock(
+  chosen: readonly StoredMessageHead[],
+  jsonBySeq: ReadonlyMap<number, string>,
+  counter: TokenCounter,
+): RecalledEvidence {
   const inOrder = [...chosen].sort((left, right) => left.seq - right.seq);
-  const sections = inOrder.map((stored) => {
-    const body = readingBody(JSON.parse(stored.json) as AgentMessage);
-    return `${readingHeader(stored.seq, stored.role, stored.createdAt)}\n${body}`;
+  const sections = inOrder.map((head) => {
+    const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
+    return `${readingHeader(head.seq, head.role, head.createdAt)}\n${body}`;
   });
   const message: AgentMessage = {
     role: "user",

@@ -10,7 +10,7 @@
  * two byte-identical messages of one list apart. Identical messages arriving in different calls
  * are the same message.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";
 
 /**
@@ -20,7 +20,8 @@ import type { AgentMessage } from "@clew/core";
  * (cycles, BigInt).
  */
 export function canonicalJson(value: unknown): string {
-  // A sorted copy serialized without a replacer: JSON.stringify is much slower with one.
+  // A sorted copy serialized without a replacer: JSON.stringify is much slower with one, and
+  // faster than building the string here (it escapes long texts natively, in one pass).
   return JSON.stringify(sortedCopy(value, "")) ?? "null";
 }
 
@@ -36,11 +37,16 @@ function sortedCopy(value: unknown, key: string): unknown {
   const resolved: unknown = typeof toJson === "function" ? toJson.call(value, key) : value;
   if (typeof resolved === "function") return undefined;
   if (typeof resolved !== "object" || resolved === null) return resolved;
-  if (Array.isArray(resolved)) return resolved.map((item, index) => sortedCopy(item, String(index)));
+  if (Array.isArray(resolved)) return resolved.map(sortedItem);
   const record = resolved as Record<string, unknown>;
   const sorted: Record<string, unknown> = {};
   for (const name of Object.keys(record).sort()) sorted[name] = sortedCopy(record[name], name);
   return sorted;
+}
+
+/** `sortedCopy` of an array item (a `map` callback: holes stay holes, as JSON.stringify expects). */
+function sortedItem(item: unknown, index: number): unknown {
+  return sortedCopy(item, String(index));
 }
 
 export interface IdentifiedMessage {
@@ -50,20 +56,27 @@ export interface IdentifiedMessage {
   identity: string;
 }
 
-/** Identities of `messages` as one list (see the file comment for the ordinal). */
-export function identifyMessages(sessionId: string, messages: readonly AgentMessage[]): IdentifiedMessage[] {
-  const seen = new Map<string, number>();
+/**
+ * Identities of `messages` as one list (see the file comment for the ordinal). A long list may be
+ * identified in parts that share `seen` (digests met so far, with their counts): the parts then
+ * get the identities the whole list would.
+ */
+export function identifyMessages(
+  sessionId: string,
+  messages: readonly AgentMessage[],
+  seen: Map<string, number> = new Map(),
+): IdentifiedMessage[] {
   return messages.map((message) => {
     const json = canonicalJson(message);
-    const digest = createHash("sha256").update(json).digest("hex");
+    const digest = hash("sha256", json, "hex");
     const ordinal = seen.get(digest) ?? 0;
     seen.set(digest, ordinal + 1);
-    const identity = createHash("sha256").update(`${sessionId}\0${digest}\0${ordinal}`).digest("hex");
+    const identity = hash("sha256", `${sessionId}\0${digest}\0${ordinal}`, "hex");
     return { message, json, identity };
   });
 }
 
 /** sha256 of the canonical JSON: how tests and tools compare a message with the original. */
 export function messageDigest(message: unknown): string {
-  return createHash("sha256").update(canonicalJson(message)).digest("hex");
+  return hash("sha256", canonicalJson(message), "hex");
 }

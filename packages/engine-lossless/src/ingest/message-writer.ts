@@ -26,6 +26,15 @@ export interface StoredTurn {
   prePromptMessageCount: number;
 }
 
+/**
+ * Messages per write of a long list (a bootstrap import): each part is prepared, stored and
+ * dropped before the next, so an import of 50,000 messages holds one part's records at a time
+ * and no transaction outgrows SQLite's page cache. A crash between parts leaves the first parts
+ * stored; the next import stores the rest (by identity, nothing twice). A thousand, so each part
+ * still counts as bulk work for the store (which then trims a write-ahead log it grew).
+ */
+const WRITE_CHUNK_MESSAGES = 1_000;
+
 export class MessageWriter {
   /** Sessions whose last write failed: the next turn stores the whole snapshot again. */
   private readonly resync = new Set<string>();
@@ -34,36 +43,58 @@ export class MessageWriter {
 
   /** Stores messages not stored yet; returns how many were new. Logs and returns 0 on a store error. */
   async store(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
+    return (await this.storeReporting(sessionId, messages)) ?? 0;
+  }
+
+  /** `store`, but undefined (logged) when the store failed, so a caller can tell it from "nothing new". */
+  async storeReporting(sessionId: string, messages: readonly AgentMessage[]): Promise<number | undefined> {
     if (messages.length === 0) return 0;
-    const { store, views, counter, now } = this.options;
     try {
-      const prepared = prepareMessages(sessionId, messages, counter, now);
-      const result = await store.appendMessages(
-        sessionId,
-        prepared.map((entry) => entry.record),
-      );
-      const items = result.inserted.map(({ index, seq, position }) => {
-        const entry = prepared[index] as (typeof prepared)[number];
-        const ref = { kind: "message" as const, seq };
-        return {
-          position,
-          ref,
-          tokens: entry.record.tokens,
-          message: entry.message,
-          createdAt: entry.record.createdAt,
-        };
-      });
-      views.appended(sessionId, result.viewVersion, items);
+      const ingestedAt = this.options.now();
+      const seen = new Map<string, number>();
+      let stored = 0;
+      for (let start = 0; start < messages.length; start += WRITE_CHUNK_MESSAGES) {
+        const part = messages.slice(start, start + WRITE_CHUNK_MESSAGES);
+        stored += await this.storePart(sessionId, part, ingestedAt, seen);
+      }
       this.resync.delete(sessionId);
-      return result.inserted.length;
+      return stored;
     } catch (error) {
       this.resync.add(sessionId);
       this.options.logger.warn("lossless: storing messages failed", {
         sessionId,
         error: describeError(error),
       });
-      return 0;
+      return undefined;
     }
+  }
+
+  /** One write: a part of a list (`seen` numbers identical messages across the parts). */
+  private async storePart(
+    sessionId: string,
+    messages: readonly AgentMessage[],
+    ingestedAt: number,
+    seen: Map<string, number>,
+  ): Promise<number> {
+    const { store, views, counter } = this.options;
+    const prepared = prepareMessages(sessionId, messages, counter, ingestedAt, seen);
+    const result = await store.appendMessages(
+      sessionId,
+      prepared.map((entry) => entry.record),
+    );
+    const items = result.inserted.map(({ index, seq, position }) => {
+      const entry = prepared[index] as (typeof prepared)[number];
+      const ref = { kind: "message" as const, seq };
+      return {
+        position,
+        ref,
+        tokens: entry.record.tokens,
+        message: entry.message,
+        createdAt: entry.record.createdAt,
+      };
+    });
+    views.appended(sessionId, result.viewVersion, items);
+    return result.inserted.length;
   }
 
   /**

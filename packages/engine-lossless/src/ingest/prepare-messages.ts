@@ -11,14 +11,19 @@ export interface PreparedMessage {
   message: AgentMessage;
 }
 
+/**
+ * Records of `messages`, one list; `seen` carries identity ordinals over from earlier parts of the
+ * same list (see `identifyMessages`), and `ingestedAt` is the creation time of messages without
+ * a timestamp of their own.
+ */
 export function prepareMessages(
   sessionId: string,
   messages: readonly AgentMessage[],
   counter: TokenCounter,
-  now: () => number,
+  ingestedAt: number,
+  seen?: Map<string, number>,
 ): PreparedMessage[] {
-  const ingestedAt = now();
-  return identifyMessages(sessionId, messages).map(({ message, json, identity }) => {
+  return identifyMessages(sessionId, messages, seen).map(({ message, json, identity }) => {
     const record = message as unknown as Record<string, unknown>;
     const timestamp = record.timestamp;
     return {
@@ -29,6 +34,7 @@ export function prepareMessages(
         createdAt: typeof timestamp === "number" && Number.isFinite(timestamp) ? timestamp : ingestedAt,
         tokens: counter.countMessage(message),
         json,
+        ...(typeof timestamp === "number" ? { timestamp } : {}),
       },
     };
   });

@@ -18,10 +18,12 @@
  * file as one string: most lines are ASCII and stay one-byte strings. A line never splits a UTF-8
  * sequence, since the newline byte occurs in no multi-byte sequence.
  */
+import type { FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { AgentMessage } from "@clew/core";
-import { forEachLine } from "./jsonl-lines.js";
+import { forEachLineOf, type LinePlace } from "./jsonl-lines.js";
 
-interface BranchNode {
+export interface BranchNode {
   parentId: string | null;
   /** The message of a message entry; undefined for every other entry type. */
   message: AgentMessage | undefined;
@@ -29,33 +31,85 @@ interface BranchNode {
 
 type EntryVerdict = { keep: true; id: string; node: BranchNode } | { keep: false; fallback: boolean };
 
+/** What a scan of entries found, with where its whole lines end (for the watermark). */
+export interface EntryScan {
+  nodes: Map<string, BranchNode>;
+  /** The newest entry kept. */
+  leafId: string | undefined;
+  /** The newest entry kept from a line a newline ends (a last line may still be being written). */
+  terminatedLeafId: string | undefined;
+  /** The end of the last line a newline ends (after the newline); the scan's start when none. */
+  end: number;
+  /** Where that line starts; -1 when the scan met no such line. */
+  lastLineStart: number;
+}
+
 /**
  * Root first; `undefined` means "use the full import" (see the file comment), decided as soon as a
  * line shows it. Throws what reading the file throws.
  */
 export async function readVersion3Branch(path: string): Promise<AgentMessage[] | undefined> {
-  const nodes = new Map<string, BranchNode>();
-  let leafId: string | undefined;
+  const handle = await open(path, "r");
+  try {
+    const scan = await scanVersion3(handle);
+    return scan === undefined ? undefined : branchMessages(scan.nodes, scan.leafId);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The whole file's entries, or undefined when it needs the full import (see the file comment). */
+export async function scanVersion3(handle: FileHandle): Promise<EntryScan | undefined> {
   let headerSeen = false;
   let fallback = false;
-  await forEachLine(path, (bytes, start, end) => {
+  const scan = await scanEntries(handle, 0, (value) => {
+    if (headerSeen) return "entry";
+    headerSeen = true;
+    fallback = !isVersion3Header(value);
+    return fallback ? "fallback" : "skip";
+  });
+  return headerSeen && !fallback && scan !== undefined ? scan : undefined;
+}
+
+/**
+ * Entries from byte `from` (a line start) to the end of the file; undefined as soon as one needs
+ * the full import. `first` judges each object line before the entry rules do: the header check of
+ * a whole-file scan.
+ */
+export async function scanEntries(
+  handle: FileHandle,
+  from: number,
+  first?: (value: Record<string, unknown>) => "entry" | "skip" | "fallback",
+): Promise<EntryScan | undefined> {
+  const scan: EntryScan = {
+    nodes: new Map(),
+    leafId: undefined,
+    terminatedLeafId: undefined,
+    end: from,
+    lastLineStart: -1,
+  };
+  let fallback = false;
+  await forEachLineOf(handle, from, (bytes, start, end, place: LinePlace) => {
+    if (place.terminated) {
+      scan.end = place.offset + (end - start) + 1;
+      scan.lastLineStart = place.offset;
+    }
     const value = parseObjectLine(bytes, start, end);
     if (value === undefined) return true;
-    if (!headerSeen) {
-      headerSeen = true;
-      fallback = !isVersion3Header(value);
-      return !fallback;
-    }
-    const verdict = judgeEntry(value, nodes);
+    const decision = first?.(value) ?? "entry";
+    if (decision === "fallback") fallback = true;
+    if (decision !== "entry") return !fallback;
+    const verdict = judgeEntry(value, scan.nodes);
     if (verdict.keep) {
-      nodes.set(verdict.id, verdict.node);
-      leafId = verdict.id;
+      scan.nodes.set(verdict.id, verdict.node);
+      scan.leafId = verdict.id;
+      if (place.terminated) scan.terminatedLeafId = verdict.id;
     } else if (verdict.fallback) {
       fallback = true;
     }
     return !fallback;
   });
-  return headerSeen && !fallback ? branchMessages(nodes, leafId) : undefined;
+  return fallback ? undefined : scan;
 }
 
 /** The line's JSON object, or undefined for a blank line, bad JSON or another JSON value. */
@@ -101,7 +155,10 @@ function judgeEntry(value: Record<string, unknown>, nodes: ReadonlyMap<string, B
 }
 
 /** From the newest entry back to the root; a parent cycle stops at the entry count. */
-function branchMessages(nodes: ReadonlyMap<string, BranchNode>, leafId: string | undefined): AgentMessage[] {
+export function branchMessages(
+  nodes: ReadonlyMap<string, BranchNode>,
+  leafId: string | undefined,
+): AgentMessage[] {
   const messages: AgentMessage[] = [];
   let id: string | null = leafId ?? null;
   let walked = 0;

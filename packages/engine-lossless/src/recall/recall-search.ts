@@ -3,9 +3,15 @@
  * reciprocal rank fusion, so an item found by several lists, or ranked high in one, comes first
  * without the lists' scores having to be comparable. A summary found by an anchor also votes for
  * the messages that anchor came from, so the source ranks next to (usually above) its summaries.
- * Embeddings can join later as a fourth list.
+ * With an embedder configured, the messages nearest in meaning are a fourth list of equal weight,
+ * so a question finds a message it shares no word with. Measured on the bench's conversations
+ * (GloVe word vectors): recall@25 +9 points, recall@5 −10 points and MRR −0.03 against words
+ * alone; meaning at half weight was worse than words alone at every depth, and meaning only after
+ * the word lists changed nothing (they always fill the list). Depth wins: a message outside the
+ * list cannot be read at all, one at rank 8 can.
  */
 import type { AgentMessage } from "@clew/core";
+import type { SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore, StoredSummary } from "../store/store.js";
 import { messageLabel, parseMessageLabel, readingBody, snippetOf } from "./message-text.js";
 import { queryWords } from "./query-words.js";
@@ -18,7 +24,7 @@ const MAX_TERMS = 16;
 /** Anchor hits whose linked messages join the fusion. */
 const ANCHOR_EXPANSION = 10;
 
-export type RecallMatch = "text" | "summary" | "anchor";
+export type RecallMatch = "text" | "summary" | "anchor" | "meaning";
 
 export interface RecallHit {
   kind: "message" | "summary";
@@ -46,13 +52,15 @@ export async function recallSearch(
   sessionId: string,
   query: string,
   limit: number,
+  meaning?: SemanticRecall,
 ): Promise<RecallHit[]> {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
-  const [messageHits, summaryHits, anchorHits] = await Promise.all([
+  const [messageHits, summaryHits, anchorHits, meaningHits] = await Promise.all([
     store.searchMessages(sessionId, terms, LIST_DEPTH),
     store.searchSummaries(sessionId, terms, "content", LIST_DEPTH),
     store.searchSummaries(sessionId, terms, "anchors", LIST_DEPTH),
+    meaning?.nearestMessages(store, sessionId, query, { limit: LIST_DEPTH }) ?? [],
   ]);
   const fused = new Map<string, { score: number; matchedBy: RecallMatch[] }>();
   const add = (id: string, rank: number, match: RecallMatch) => {
@@ -64,6 +72,7 @@ export async function recallSearch(
   for (const [rank, hit] of messageHits.entries()) add(messageLabel(hit.key), rank, "text");
   for (const [rank, hit] of summaryHits.entries()) add(hit.key, rank, "summary");
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
+  for (const [rank, hit] of meaningHits.entries()) add(messageLabel(hit.key), rank, "meaning");
   const anchored = await store.readSummaries(
     sessionId,
     anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key),

@@ -7,7 +7,8 @@
  * - One store holds one agent's sessions. Sessions are created on first write; reading a session
  *   that was never written answers empty (version 0, no items, no messages), never throws.
  * - Messages are immutable. `identity` is unique across the store: appending a message whose
- *   identity is stored already changes nothing (not even the view version).
+ *   identity is stored already changes nothing (not even the view version). Identities embed the
+ *   session id, so a store may keep them unique per session.
  * - Every write is one short transaction: it happens completely or not at all. Writes never wait
  *   on anything but the database.
  * - The context view is an ordered list of items per session. `appendMessages` adds one raw item
@@ -24,6 +25,8 @@
  *   `deleteSession`, called for an explicit user request, removes messages (all of one session).
  * - Summary jobs and the spend ledger (`summary-jobs.ts`): leases are claimed atomically across
  *   processes; prepared summaries never change the view until a compaction publishes them.
+ * - Transcript watermarks: one per session, read back as written, gone with the session. Writing
+ *   one for a session never written does nothing.
  */
 import type {
   DeletedSession,
@@ -63,6 +66,33 @@ export interface NewStoredMessage {
   tokens: number;
   /** The message as canonical JSON; returned byte for byte by every read. */
   json: string;
+  /**
+   * The JSON's own top-level `timestamp` when it is a number (every copy of a message has the
+   * same). A store may find stored identities by it, so it must not be given otherwise; when it
+   * is absent the store reads it from `json` if it needs it.
+   */
+  timestamp?: number;
+}
+
+/**
+ * How far bootstrap has imported a session's transcript, so that a restart reads only what was
+ * appended since. The store keeps it as written; the engine decides whether it still holds (see
+ * `src/ingest/transcript-watermark.ts`).
+ */
+export interface TranscriptWatermark {
+  /** The transcript's path as bootstrap was given it. */
+  file: string;
+  /** The file's identity (device and inode): a rewrite renames a new file over the old one. */
+  fileId: string;
+  /** Bytes imported: the end of the last whole line read. */
+  offset: number;
+  /** sha256 (hex) of the file's first line and of the last line before `offset`. */
+  headHash: string;
+  tailHash: string;
+  /** Where the last line before `offset` starts. */
+  tailStart: number;
+  /** The newest entry read (the active branch's leaf then); null when there was none. */
+  leafId: string | null;
 }
 
 export interface StoredMessage {
@@ -73,6 +103,9 @@ export interface StoredMessage {
   tokens: number;
   json: string;
 }
+
+/** A stored message without its JSON: what choosing among many messages needs. */
+export type StoredMessageHead = Omit<StoredMessage, "identity" | "json">;
 
 export interface AppendMessagesResult {
   /** The messages that were new, in input order: their input index, seq and view position. */
@@ -193,6 +226,22 @@ export interface SearchHit<Key> {
   score: number;
 }
 
+export interface MessageSearchOptions {
+  /**
+   * Rank only about this many matches, for a search that runs on every request and must not slow
+   * down as the session grows. When the terms match more messages than this, each term adds its
+   * newest matches while the rarest terms add all of theirs first, so a rare term's oldest match is
+   * still found; a store may score a term of several words by its rarity (IDF) alone, as BM25
+   * scores one occurrence in a message of average length. Without it every match is ranked.
+   */
+  maxRanked?: number;
+  /**
+   * Messages the caller has no use for (those already in its context): never returned, and a
+   * bounded ranking passes over them instead of spending its share on them.
+   */
+  skip?: (seq: number) => boolean;
+}
+
 /** The store of one agent. See the file comment for the contract. */
 export interface LosslessStore {
   /** Names the implementation in logs and reports (`sqlite`). */
@@ -202,6 +251,10 @@ export interface LosslessStore {
   /** Stores the summaries and applies the edits in one transaction. Returns the new view version. */
   applyCompaction(sessionId: string, write: CompactionWrite): Promise<{ viewVersion: number }>;
   readContextView(sessionId: string): Promise<ContextView>;
+  /** The session's transcript watermark; undefined when none was written (or the session is gone). */
+  readTranscriptWatermark(sessionId: string): Promise<TranscriptWatermark | undefined>;
+  /** Replaces the session's transcript watermark; does nothing for a session never written. */
+  writeTranscriptWatermark(sessionId: string, watermark: TranscriptWatermark): Promise<void>;
   /** Cheap: lets a cached view be checked before it is used. */
   viewVersion(sessionId: string): Promise<number>;
   sessionStats(sessionId: string): Promise<SessionStats>;
@@ -216,8 +269,19 @@ export interface LosslessStore {
    * Full-text search over message text. Each term matches as a phrase of its words; a message
    * matches when any term does. Best first (BM25), at most `limit`. A store may leave out terms so
    * common that they barely rank (and cost the most) while rarer terms of the query remain.
+   * `options.maxRanked` bounds the ranking work (see `MessageSearchOptions`).
    */
-  searchMessages(sessionId: string, terms: readonly string[], limit: number): Promise<SearchHit<number>[]>;
+  searchMessages(
+    sessionId: string,
+    terms: readonly string[],
+    limit: number,
+    options?: MessageSearchOptions,
+  ): Promise<SearchHit<number>[]>;
+  /**
+   * The heads (seq, role, time, tokens) of the messages with these seqs that exist, in seq order:
+   * what search hits are chosen by before only the chosen ones are read whole (`readMessages`).
+   */
+  readMessageHeads(sessionId: string, seqs: readonly number[]): Promise<StoredMessageHead[]>;
   /** Like `searchMessages`, over summary text (`content`) or summary anchors (`anchors`). */
   searchSummaries(
     sessionId: string,

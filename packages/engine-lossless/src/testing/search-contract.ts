@@ -6,7 +6,8 @@ import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-
 /**
  * The store contract for search freshness, run by `runLosslessStoreContractSuite` for every
  * store: a store may build its full-text index when it likes, but a search always finds every
- * stored message, including one stored just before it.
+ * stored message, including one stored just before it; a search bounded by `maxRanked` may leave
+ * out older matches of frequent terms, never a rare term's.
  */
 export function runSearchContractCases(createStore: () => Promise<StoreUnderTest>): void {
   const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => withFreshStore(createStore, body);
@@ -46,6 +47,50 @@ export function runSearchContractCases(createStore: () => Promise<StoreUnderTest
         expect(await seqsFor(subject.store, "s1", "osprey")).toEqual([1]);
         await subject.store.appendMessages("s1", [note("s1", 2, "the osprey came back")]);
         expect(await seqsFor(subject.store, "s1", "osprey")).toEqual([1, 2]);
+      }),
+    );
+
+    it(
+      "with maxRanked, still finds a rare term's oldest match among many newer matches",
+      withStore(async ({ store }) => {
+        const count = 400;
+        const notes = Array.from({ length: count }, (_, index) =>
+          note(
+            "s1",
+            index + 1,
+            index === 4 ? "routine check of the kestrel feeder" : `routine line ${index}`,
+          ),
+        );
+        await store.appendMessages("s1", notes);
+        await store.appendMessages("s2", [note("s2", 1, "a kestrel in the other session")]);
+        const bounded = await store.searchMessages("s1", ["kestrel", "routine"], 5, { maxRanked: 20 });
+        expect(bounded[0]?.key).toBe(5);
+        expect(bounded.length).toBeLessThanOrEqual(5);
+        expect(bounded.every((hit) => hit.key >= 1 && hit.key <= count)).toBe(true);
+        // Few matches in all: the same hits, in the same order, as a search that ranks everything.
+        const few = await store.searchMessages("s1", ["kestrel", "feeder"], 10, { maxRanked: 20 });
+        const all = await store.searchMessages("s1", ["kestrel", "feeder"], 10);
+        expect(few.map((hit) => hit.key)).toEqual(all.map((hit) => hit.key));
+      }),
+    );
+
+    it(
+      "reads message heads: what readMessages reads, without the JSON",
+      withStore(async ({ store }) => {
+        await store.appendMessages("s1", [
+          note("s1", 1, "first"),
+          note("s1", 2, "second"),
+          note("s1", 3, "third"),
+        ]);
+        await store.appendMessages("s2", [note("s2", 1, "other")]);
+        const heads = await store.readMessageHeads("s1", [3, 1, 9]);
+        const whole = await store.readMessages("s1", [3, 1, 9]);
+        expect(heads).toEqual(
+          whole.map(({ seq, role, createdAt, tokens }) => ({ seq, role, createdAt, tokens })),
+        );
+        expect(heads.map((head) => head.seq)).toEqual([1, 3]);
+        expect(await store.readMessageHeads("missing", [1])).toEqual([]);
+        expect(await store.readMessageHeads("s1", [])).toEqual([]);
       }),
     );
 

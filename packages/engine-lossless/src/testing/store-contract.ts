@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { LosslessStoreConflictError, LosslessStoreError } from "../errors.js";
 import type { ContextEdit, LosslessStore, NewStoredMessage, NewSummary } from "../store/store.js";
+import { runIngestContractCases } from "./ingest-contract.js";
 import { runRecorderContractCases } from "./recorder-contract.js";
 import { runSearchContractCases } from "./search-contract.js";
 import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-test.js";
@@ -301,6 +302,7 @@ export function runLosslessStoreContractSuite(
     runRecorderContractCases(options.createStore);
     runSummaryJobContractCases(options.createStore);
     runSearchContractCases(options.createStore);
+    runIngestContractCases(options.createStore);
   });
 }
 

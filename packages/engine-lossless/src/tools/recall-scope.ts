@@ -4,6 +4,7 @@
  * (`LosslessEngine.tools`) because a tool call carries no session of its own.
  */
 import type { TokenCounter } from "@clew/core";
+import type { SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore } from "../store/store.js";
 
 export interface RecallScope {
@@ -11,6 +12,8 @@ export interface RecallScope {
   /** The store, or undefined when it is unusable; the tools then fail with a clear error. */
   store: () => LosslessStore | undefined;
   counter: TokenCounter;
+  /** Search by meaning over this session's messages, when the engine has an embedder. */
+  meaning?: SemanticRecall;
   /**
    * The parent's history as this session may read it now. Throws `ParentRecallError` when it may
    * not (refusal `no-grant` for sessions that are not forked subagents). Absent: never readable.

@@ -46,7 +46,13 @@ export function createRecallSearchTool(
     parameters,
     async execute(_toolCallId, params) {
       const limit = params.limit ?? DEFAULT_LIMIT;
-      const own = await recallSearch(requireStore(scope), scope.sessionId, params.query, limit);
+      const own = await recallSearch(
+        requireStore(scope),
+        scope.sessionId,
+        params.query,
+        limit,
+        scope.meaning,
+      );
       const parent = parentIfGranted(scope);
       const hits: SessionRecallHit[] = own.map((hit) => ({ ...hit, session: "current" }));
       if (parent !== undefined && !(parent instanceof ParentRecallError))

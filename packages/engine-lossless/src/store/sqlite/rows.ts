@@ -56,6 +56,23 @@ export interface ContextItemRow {
   latest_at: number | null;
 }
 
+/**
+ * The key messages are found by before their identity (see `rebuildMessagesWithIdentityKey` in
+ * `schema.ts`): the message's own timestamp when it is a safe integer (timestamps grow as a
+ * session goes on, so new messages land on the index's last page), else `untimedIdentityKey`.
+ * The same message always gets the same key: both come from its JSON.
+ */
+export function identityKey(identity: Buffer, timestamp: number | undefined): number {
+  return timestamp !== undefined && Number.isSafeInteger(timestamp)
+    ? timestamp + 0
+    : untimedIdentityKey(identity);
+}
+
+/** For a message without an integer timestamp: from the identity's first 6 bytes, below -0. */
+export function untimedIdentityKey(identity: Buffer): number {
+  return -1 - identity.readUIntBE(0, 6);
+}
+
 export function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     seq: row.seq,

@@ -12,6 +12,7 @@
 import type Database from "better-sqlite3";
 import { SUMMARY_JOBS_MIGRATION } from "./job-schema.js";
 import { RECORDER_MIGRATION } from "./recorder-schema.js";
+import { untimedIdentityKey } from "./rows.js";
 import { SEARCH_INDEX_MIGRATION } from "./search-index.js";
 
 const TOKENIZER = "porter unicode61 remove_diacritics 2";
@@ -37,7 +38,15 @@ const MESSAGE_TEXT_SQL = `
   || coalesce(char(10) || json_extract(m.json, '$.output'), '')
   || coalesce(char(10) || json_extract(m.json, '$.summary'), '')`;
 
-const MIGRATIONS: readonly string[] = [
+/**
+ * A migration that rebuilds a table: it runs with foreign keys off (a table being dropped and
+ * renamed is briefly missing for the rows that reference it), still in one transaction.
+ */
+interface TableRebuild {
+  rebuild: (database: Database.Database) => void;
+}
+
+const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   `
   CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
@@ -114,6 +123,15 @@ const MIGRATIONS: readonly string[] = [
   SEARCH_INDEX_MIGRATION,
   // Summary preparation (job-schema.ts): leased jobs with prepared summaries, the spend ledger.
   SUMMARY_JOBS_MIGRATION,
+  // Stored once through a local index (see `rebuildMessagesWithIdentityKey`).
+  { rebuild: rebuildMessagesWithIdentityKey },
+  // Bootstrap's transcript watermarks: what of a session's transcript is imported already.
+  `
+  CREATE TABLE transcript_watermarks (
+    session_ref INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    watermark TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -145,9 +163,84 @@ export function migrate(database: Database.Database, target: number = SCHEMA_VER
   }
   for (let version = current; version < Math.min(target, SCHEMA_VERSION); version++) {
     const step = MIGRATIONS[version] ?? "";
-    database.transaction(() => {
-      database.exec(step);
+    const apply = database.transaction(() => {
+      if (typeof step === "string") database.exec(step);
+      else step.rebuild(database);
       database.pragma(`user_version = ${version + 1}`);
-    })();
+    });
+    if (typeof step === "string") apply();
+    else withoutForeignKeys(database, apply);
   }
+}
+
+/** Runs `body` with foreign key enforcement off (it cannot change inside a transaction). */
+function withoutForeignKeys(database: Database.Database, body: () => void): void {
+  const enforced = Number(database.pragma("foreign_keys", { simple: true })) === 1;
+  database.pragma("foreign_keys = OFF");
+  try {
+    body();
+  } finally {
+    if (enforced) database.pragma("foreign_keys = ON");
+  }
+}
+
+/**
+ * Migration "stored once through a local index". Messages were unique by `identity` (a hash) under
+ * its own index, so every stored message wrote a random page of that index: most of a turn's
+ * commit. Now `identity_key` (the message's own integer timestamp, which grows as a session goes
+ * on; else a number from the identity, below every timestamp) comes first in a per-session
+ * unique index with the identity, so a turn's messages land on the index's last page. Identities
+ * embed the session id, so unique per session is unique across the store.
+ *
+ * The table is rebuilt (SQLite cannot drop a column constraint's index): rows keep their ids, so
+ * the view, the full-text index and summaries still point at them; the view and triggers over
+ * `messages` are dropped and made again, and foreign keys are checked before the commit.
+ */
+function rebuildMessagesWithIdentityKey(database: Database.Database): void {
+  const dependents = database
+    .prepare(
+      `SELECT type, name, sql FROM sqlite_master
+       WHERE (type = 'trigger' AND tbl_name = 'messages') OR (type = 'view' AND name = 'message_text')`,
+    )
+    .all() as Array<{ type: string; name: string; sql: string }>;
+  for (const { type, name } of dependents) database.exec(`DROP ${type.toUpperCase()} "${name}"`);
+  database.function("lossless_untimed_key", { deterministic: true }, (identity: unknown) =>
+    untimedIdentityKey(identity as Buffer),
+  );
+  const before = (database.prepare("SELECT count(*) AS count FROM messages").get() as { count: number })
+    .count;
+  database.exec(`
+    CREATE TABLE messages_rebuilt (
+      id INTEGER PRIMARY KEY,
+      session_ref INTEGER NOT NULL REFERENCES sessions(id),
+      seq INTEGER NOT NULL,
+      identity BLOB NOT NULL,
+      identity_key INTEGER NOT NULL,
+      role TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      tokens INTEGER NOT NULL,
+      json TEXT NOT NULL,
+      UNIQUE (session_ref, seq)
+    );
+    INSERT INTO messages_rebuilt (id, session_ref, seq, identity, identity_key, role, created_at, tokens, json)
+      SELECT id, session_ref, seq, identity,
+        CASE WHEN json_type(json, '$.timestamp') = 'integer'
+            AND abs(json_extract(json, '$.timestamp')) <= 9007199254740991
+          THEN json_extract(json, '$.timestamp')
+          ELSE lossless_untimed_key(identity) END,
+        role, created_at, tokens, json
+      FROM messages ORDER BY id;
+    DROP TABLE messages;
+    ALTER TABLE messages_rebuilt RENAME TO messages;
+    CREATE UNIQUE INDEX messages_by_identity ON messages (session_ref, identity_key, identity);
+    CREATE INDEX messages_by_time ON messages (session_ref, created_at);
+  `);
+  const after = (database.prepare("SELECT count(*) AS count FROM messages").get() as { count: number }).count;
+  if (after !== before) throw new Error(`rebuilding messages kept ${after} of ${before} rows`);
+  for (const { sql } of dependents) database.exec(sql);
+  const broken = [
+    ...(database.pragma("foreign_key_check(messages)") as unknown[]),
+    ...(database.pragma("foreign_key_check(context_items)") as unknown[]),
+  ];
+  if (broken.length > 0) throw new Error(`rebuilding messages broke ${broken.length} references`);
 }

@@ -26,11 +26,14 @@ import type {
   ContextView,
   LosslessStore,
   MessageRangeQuery,
+  MessageSearchOptions,
   NewStoredMessage,
   SearchHit,
   SessionStats,
   StoredMessage,
+  StoredMessageHead,
   StoredSummary,
+  TranscriptWatermark,
 } from "../store.js";
 import type {
   PreparedSummary,
@@ -107,7 +110,7 @@ export class SqliteLosslessStore implements LosslessStore {
     });
     this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     this.reader = new SqliteHistoryReader(database, statements);
-    this.search = new SqliteSearch(statements, this.searchIndex, new TermSelection(database));
+    this.search = new SqliteSearch(database, statements, this.searchIndex, new TermSelection(database));
     // Messages a crash (or a close before the background step) left unindexed.
     if (this.searchIndex.pendingCount() > 0) this.searchIndex.schedule();
   }
@@ -133,6 +136,14 @@ export class SqliteLosslessStore implements LosslessStore {
 
   async readContextView(sessionId: string): Promise<ContextView> {
     return this.run("readContextView", () => this.reader.contextView(sessionId));
+  }
+
+  async readTranscriptWatermark(sessionId: string): Promise<TranscriptWatermark | undefined> {
+    return this.run("readTranscriptWatermark", () => this.writer.transcriptWatermark(sessionId));
+  }
+
+  async writeTranscriptWatermark(sessionId: string, watermark: TranscriptWatermark): Promise<void> {
+    this.run("writeTranscriptWatermark", () => this.writer.writeTranscriptWatermark(sessionId, watermark));
   }
 
   async viewVersion(sessionId: string): Promise<number> {
@@ -163,8 +174,13 @@ export class SqliteLosslessStore implements LosslessStore {
     sessionId: string,
     terms: readonly string[],
     limit: number,
+    options?: MessageSearchOptions,
   ): Promise<SearchHit<number>[]> {
-    return this.run("searchMessages", () => this.search.messages(sessionId, terms, limit));
+    return this.run("searchMessages", () => this.search.messages(sessionId, terms, limit, options));
+  }
+
+  async readMessageHeads(sessionId: string, seqs: readonly number[]): Promise<StoredMessageHead[]> {
+    return this.run("readMessageHeads", () => this.search.messageHeads(sessionId, seqs));
   }
 
   async searchSummaries(
@@ -176,11 +192,27 @@ export class SqliteLosslessStore implements LosslessStore {
     return this.run("searchSummaries", () => this.search.summaries(sessionId, terms, field, limit));
   }
 
+  /**
+   * Indexes what is pending and, when the WAL has grown, truncates it and starts it again at once
+   * with one small write: starting a log costs a sync, and settle runs in background maintenance,
+   * so that sync is not paid by the next turn's ingest (it was in about one turn in eight).
+   */
   async settle(): Promise<void> {
     this.run("settle", () => {
       this.searchIndex.catchUp();
       this.searchIndex.truncateWalIfLarge();
+      if (walFileBytes(this.path) === 0) this.startJournal();
     });
+  }
+
+  /** Never throws: a busy or read-only database leaves it to the next write, as before. */
+  private startJournal(): void {
+    if (this.database.readonly || this.path === ":memory:" || this.path === "") return;
+    try {
+      this.writer.startJournal();
+    } catch {
+      // Busy or failing: the next write starts the log itself.
+    }
   }
 
   async sizeOnDisk(): Promise<number> {
@@ -313,6 +345,15 @@ export class SqliteLosslessStore implements LosslessStore {
       if (error instanceof LosslessStoreConflictError || error instanceof LosslessStoreError) throw error;
       throw new LosslessStoreError(operation, this.path, error);
     }
+  }
+}
+
+/** Bytes of the WAL file; 0 when there is none. */
+function walFileBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
   }
 }
 

@@ -18,8 +18,9 @@ import type {
   ContextItemRef,
   NewStoredMessage,
   NewSummary,
+  TranscriptWatermark,
 } from "../store.js";
-import { encodeAnchors } from "./rows.js";
+import { encodeAnchors, identityKey } from "./rows.js";
 import { ensureSession, findSession } from "./session-rows.js";
 import type { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import type { Statements } from "./statements.js";
@@ -47,9 +48,12 @@ export class SqliteViewWriter {
     private readonly jobs: SqliteSummaryJobs,
     private readonly now: () => number,
   ) {
-    this.appendInTransaction = database.transaction(
-      (sessionId: string, messages: readonly NewStoredMessage[]) => this.appendNow(sessionId, messages),
+    // Immediate: the write lock is taken first, so a concurrent writer (another process) makes
+    // this wait (busy timeout) instead of failing its upgrade from read to write.
+    const append = database.transaction((sessionId: string, messages: readonly NewStoredMessage[]) =>
+      this.appendNow(sessionId, messages),
     );
+    this.appendInTransaction = append.immediate;
     this.compactInTransaction = database.transaction((sessionId: string, write: CompactionWrite) =>
       this.compactNow(sessionId, write),
     );
@@ -58,6 +62,31 @@ export class SqliteViewWriter {
   /** Inserts the messages whose identity is new, each with a view item after the newest. */
   append(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
     return this.appendInTransaction(sessionId, messages);
+  }
+
+  /**
+   * Starts a new write-ahead log with a write that changes nothing, after a checkpoint emptied it.
+   * The first commit into an emptied log syncs the log's header to disk (SQLite does so to keep a
+   * later out-of-order write from corrupting the file): made here, in upkeep, that sync is not
+   * paid by the next turn's ingest.
+   */
+  startJournal(): void {
+    this.statements.countJournalStart.run();
+  }
+
+  /** The session's transcript watermark, as written. */
+  transcriptWatermark(sessionId: string): TranscriptWatermark | undefined {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined) return undefined;
+    const row = this.statements.readWatermark.get(session.id) as { watermark: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.watermark) as TranscriptWatermark);
+  }
+
+  /** Replaces the session's transcript watermark; nothing for a session never written. */
+  writeTranscriptWatermark(sessionId: string, watermark: TranscriptWatermark): void {
+    const session = findSession(this.statements, sessionId);
+    if (session === undefined) return;
+    this.statements.writeWatermark.run(session.id, JSON.stringify(watermark));
   }
 
   /** Writes the compaction's summaries and edits, settles its jobs; the view version after it. */
@@ -71,10 +100,12 @@ export class SqliteViewWriter {
     let position = session.next_position;
     const inserted: AppendMessagesResult["inserted"] = [];
     messages.forEach((message, index) => {
+      const identity = Buffer.from(message.identity, "hex");
       const result = this.statements.insertMessage.run(
         session.id,
         seq,
-        Buffer.from(message.identity, "hex"),
+        identity,
+        identityKey(identity, message.timestamp ?? timestampIn(message.json)),
         message.role,
         message.createdAt,
         message.tokens,
@@ -172,6 +203,21 @@ export class SqliteViewWriter {
     }
     this.statements.deleteItemsBetween.run(sessionRef, first.position, last.position);
     this.statements.insertSummaryItem.run(sessionRef, first.position, summaryRow.id, edit.tokens, edit.json);
+  }
+}
+
+/**
+ * The top-level `timestamp` of a message JSON given without one (the engine always passes it):
+ * the same message must get the same identity key however it is given.
+ */
+function timestampIn(json: string): number | undefined {
+  try {
+    const value: unknown = JSON.parse(json);
+    const timestamp =
+      typeof value === "object" && value !== null ? (value as { timestamp?: unknown }).timestamp : undefined;
+    return typeof timestamp === "number" ? timestamp : undefined;
+  } catch {
+    return undefined;
   }
 }
 

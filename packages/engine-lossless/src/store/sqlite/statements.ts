@@ -9,9 +9,12 @@ const SQL = {
   findSession: "SELECT id, next_seq, next_position, view_version FROM sessions WHERE session_id = ?",
   insertSession: "INSERT INTO sessions (session_id, created_at) VALUES (?, ?)",
   updateSessionCounters: "UPDATE sessions SET next_seq = ?, next_position = ?, view_version = ? WHERE id = ?",
+  // A counter, so every call changes a row: SQLite writes nothing for a row rewritten unchanged.
+  countJournalStart: `INSERT INTO store_meta (key, value) VALUES ('journals_started', '1')
+       ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
   bumpViewVersion: "UPDATE sessions SET view_version = view_version + 1 WHERE id = ?",
-  insertMessage: `INSERT INTO messages (session_ref, seq, identity, role, created_at, tokens, json)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity) DO NOTHING`,
+  insertMessage: `INSERT INTO messages (session_ref, seq, identity, identity_key, role, created_at, tokens, json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_ref, identity_key, identity) DO NOTHING`,
   insertMessageItem:
     "INSERT INTO context_items (session_ref, position, message_id, tokens) VALUES (?, ?, ?, ?)",
   insertSummary: `INSERT INTO summaries (summary_id, session_ref, kind, depth, content, tokens, first_seq, last_seq,
@@ -31,6 +34,9 @@ const SQL = {
   deleteItemsBetween: "DELETE FROM context_items WHERE session_ref = ? AND position BETWEEN ? AND ?",
   insertSummaryItem:
     "INSERT INTO context_items (session_ref, position, summary_id, tokens, json) VALUES (?, ?, ?, ?, ?)",
+  readWatermark: "SELECT watermark FROM transcript_watermarks WHERE session_ref = ?",
+  writeWatermark: `INSERT INTO transcript_watermarks (session_ref, watermark) VALUES (?, ?)
+       ON CONFLICT (session_ref) DO UPDATE SET watermark = excluded.watermark`,
   readView: `SELECT c.position, c.tokens, c.json AS item_json, m.seq, m.json AS message_json, m.created_at,
          s.summary_id, s.kind, s.depth, s.content, s.anchors, s.source_ranges, s.source_count, s.source_tokens,
          s.earliest_at, s.latest_at

@@ -18,31 +18,147 @@ const KEEP_WHEN_ALL_COMMON = 2;
 
 const COUNT_SQL = `SELECT count(*) AS count FROM (
   SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`;
+// Newest first, as the bounded ranking that follows reads them: the pages are read once.
+const COUNT_NEWEST_SQL = `SELECT count(*) AS count FROM (
+  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? ORDER BY rowid DESC LIMIT ?)`;
+const NEWEST_IDS_SQL =
+  "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?";
+/** Counts kept for `selectCounted`, the most recently used. */
+const KEPT_COUNTS = 4_096;
+/** A term kept as common is counted again once the store has grown by this share. */
+const COUNT_STALE_GROWTH = 0.05;
 const SIZE_SQL = "SELECT coalesce(max(id), 0) AS size FROM messages";
+
+/** A selected term and its matches in the whole store, counted up to `cap` (so `matches ≤ cap`). */
+export interface CountedTerm {
+  term: string;
+  matches: number;
+  /** The count stopped at the cap: the term has at least `matches` matches, maybe more. */
+  capped: boolean;
+  /**
+   * For a term of `PHRASE_WORDS` words or more (from `selectCounted`): the row ids of its
+   * newest matches, newest first, read in place of a count, since matching such a phrase is the
+   * costly part (FTS5 checks positions wherever its words meet) and its ids are all it needs.
+   */
+  newestIds?: number[];
+}
+
+/** Terms of this many words or more are read as id lists by `selectCounted` (see `CountedTerm`). */
+const PHRASE_WORDS = 2;
+/** Runs of letters and digits: roughly the words FTS5's tokenizer makes of a term. */
+const WORD_RUN = /[\p{L}\p{N}]+/gu;
+
+interface KeptCount {
+  /** Matches among messages up to row id `countedTo`, counted up to the cap of the time. */
+  matches: number;
+  capped: boolean;
+  countedTo: number;
+  /** The store size when the term was last counted from the start. */
+  countedAt: number;
+}
 
 export class TermSelection {
   private readonly count: Database.Statement;
+  private readonly countNewest: Database.Statement;
+  private readonly newestIds: Database.Statement;
   private readonly size: Database.Statement;
+  /** Per term, its count for `selectCounted`. */
+  private readonly kept = new Map<string, KeptCount>();
 
   constructor(database: Database.Database) {
     this.count = database.prepare(COUNT_SQL);
+    this.countNewest = database.prepare(COUNT_NEWEST_SQL);
+    this.newestIds = database.prepare(NEWEST_IDS_SQL).pluck();
     this.size = database.prepare(SIZE_SQL);
   }
 
   /** `terms` without the common ones (see the file comment), in their given order. */
   select(terms: readonly string[]): string[] {
     if (terms.length <= 1) return [...terms];
-    const storeSize = (this.size.get() as { size: number }).size;
-    const cap = Math.max(MIN_CAP, Math.ceil(storeSize * COMMON_SHARE));
+    const storeSize = this.storeSize();
+    const cap = capFor(storeSize);
     if (storeSize <= cap) return [...terms];
-    const counted = terms.map((term, index) => ({ term, index, matches: this.matches(term, cap) }));
-    const rare = counted.filter((entry) => entry.matches < cap);
-    if (rare.length > 0) return rare.map((entry) => entry.term);
-    return counted
-      .sort((left, right) => left.matches - right.matches || left.index - right.index)
-      .slice(0, KEEP_WHEN_ALL_COMMON)
-      .sort((left, right) => left.index - right.index)
-      .map((entry) => entry.term);
+    return this.selectFrom(this.counted(terms, cap)).map((entry) => entry.term);
+  }
+
+  /**
+   * What `select` keeps, with each kept term's match count, for callers that share out ranking
+   * work by how many matches each term has. Counts even a single term and in a small store, which
+   * `select` skips (it keeps them all the same).
+   */
+  selectCounted(terms: readonly string[]): CountedTerm[] {
+    const storeSize = this.storeSize();
+    const cap = capFor(storeSize);
+    const counted = terms.map((term, index) => {
+      const expression = matchExpression([term]);
+      if (expression !== undefined && (term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS) {
+        const newestIds = this.newestIds.all(expression, cap) as number[];
+        return { term, index, matches: newestIds.length, capped: newestIds.length >= cap, newestIds };
+      }
+      const matches = this.keptMatches(term, cap, storeSize);
+      return { term, index, matches, capped: matches >= cap };
+    });
+    return this.selectFrom(counted);
+  }
+
+  /** The highest message row id: the store's size, as far as commonness goes. */
+  storeSize(): number {
+    return (this.size.get() as { size: number }).size;
+  }
+
+  private counted(terms: readonly string[], cap: number): Array<CountedTerm & { index: number }> {
+    return terms.map((term, index) => {
+      const matches = this.matches(term, cap);
+      return { term, index, matches, capped: matches >= cap };
+    });
+  }
+
+  /** The rare terms, else the least common few, in their given order. */
+  private selectFrom(counted: ReadonlyArray<CountedTerm & { index: number }>): CountedTerm[] {
+    const rare = counted.filter((entry) => !entry.capped);
+    const kept =
+      rare.length > 0
+        ? rare
+        : [...counted]
+            .sort((left, right) => left.matches - right.matches || left.index - right.index)
+            .slice(0, KEEP_WHEN_ALL_COMMON)
+            .sort((left, right) => left.index - right.index);
+    return kept.map(({ index: _index, ...entry }) => entry);
+  }
+
+  /**
+   * `term`'s matches up to `cap`, kept across calls: a prompt's words recur in the next prompts,
+   * and a count read cold costs more than the ranking that follows. A kept count is brought up to
+   * date by counting only the messages stored since (`storeSize` is the highest row id, and every
+   * message up to it is indexed when a search runs); a term that reached the cap stays common
+   * until the store has grown by `COUNT_STALE_GROWTH`. Deleting a session leaves kept counts high,
+   * which only shifts how ranking work is shared out, never what a ranked match scores.
+   */
+  private keptMatches(term: string, cap: number, storeSize: number): number {
+    const kept = this.kept.get(term);
+    this.kept.delete(term);
+    let entry: KeptCount;
+    const stillCommon = kept?.capped === true && storeSize <= kept.countedAt * (1 + COUNT_STALE_GROWTH);
+    if (kept === undefined || storeSize < kept.countedTo || (kept.capped && !stillCommon)) {
+      entry = { ...this.countAbove(term, 0, cap), countedTo: storeSize, countedAt: storeSize };
+    } else if (stillCommon) {
+      entry = kept;
+    } else {
+      const added = storeSize > kept.countedTo ? this.countAbove(term, kept.countedTo, cap).matches : 0;
+      const matches = kept.matches + added;
+      entry = { matches, capped: matches >= cap, countedTo: storeSize, countedAt: kept.countedAt };
+    }
+    this.kept.set(term, entry);
+    if (this.kept.size > KEPT_COUNTS) this.kept.delete(this.kept.keys().next().value as string);
+    return entry.capped ? cap : Math.min(entry.matches, cap);
+  }
+
+  /** Matches of `term` among messages with a row id above `afterId`, up to `cap`, newest first. */
+  private countAbove(term: string, afterId: number, cap: number): { matches: number; capped: boolean } {
+    const expression = matchExpression([term]);
+    if (expression === undefined) return { matches: 0, capped: false };
+    const matches = (this.countNewest.get(expression, afterId, cap) as { count: number }).count;
+    return { matches, capped: matches >= cap };
   }
 
   private matches(term: string, cap: number): number {
@@ -50,4 +166,9 @@ export class TermSelection {
     if (expression === undefined) return 0;
     return (this.count.get(expression, cap) as { count: number }).count;
   }
+}
+
+/** The match count from which a term is common in a store of `storeSize` messages. */
+function capFor(storeSize: number): number {
+  return Math.max(MIN_CAP, Math.ceil(storeSize * COMMON_SHARE));
 }

