@@ -110,7 +110,7 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   const hits =
     meaningHits === undefined
       ? wordHits
-      : fuseByRank(
+      : withMeaningAfter(
           wordHits,
           meaningHits.filter((hit) => !request.inContext(hit.key)),
         );
@@ -140,25 +140,25 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   return undefined;
 }
 
-/** RRF's damping constant, as in recall_search. */
-const RRF_K = 60;
-
 /**
- * Word hits and meaning hits as one list scored by reciprocal rank (their own scores are not
- * comparable), the best `CANDIDATES` of them; a message in both lists ranks above either alone.
+ * The word hits, then the meaning hits they lack (up to `CANDIDATES` more), scored below every word
+ * hit: meaning only fills room the words leave. Fusing the two by rank was measured on the bench's
+ * conversations with GloVe vectors and lost (M1 at 2k 53.6 → 40.6 %): loose neighbours displaced
+ * exact matches.
  */
-function fuseByRank(
+function withMeaningAfter(
   wordHits: ReadonlyArray<SearchHit<number>>,
   meaningHits: ReadonlyArray<SearchHit<number>>,
 ): SearchHit<number>[] {
-  const scores = new Map<number, number>();
-  for (const list of [wordHits, meaningHits])
-    for (const [rank, hit] of list.slice(0, CANDIDATES).entries())
-      scores.set(hit.key, (scores.get(hit.key) ?? 0) + 1 / (RRF_K + rank + 1));
-  return [...scores]
-    .map(([key, score]) => ({ key, score }))
-    .sort((left, right) => right.score - left.score || right.key - left.key)
-    .slice(0, CANDIDATES);
+  const found = new Set(wordHits.map((hit) => hit.key));
+  let floor = Number.POSITIVE_INFINITY;
+  for (const hit of wordHits) floor = Math.min(floor, Math.max(hit.score, 0));
+  if (!Number.isFinite(floor) || floor === 0) floor = 1;
+  const after = meaningHits
+    .filter((hit) => !found.has(hit.key))
+    .slice(0, CANDIDATES)
+    .map((hit, rank) => ({ key: hit.key, score: floor / (2 + rank) }));
+  return [...wordHits, ...after];
 }
 
 /**
