@@ -1,38 +1,18 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AgentMessage } from "@clew/core";
 import { charEstimateTokenCounter } from "@clew/core";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prepareMessages } from "../src/ingest/prepare-messages.js";
 import { configureConnection, migrate, SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
-import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { NewStoredMessage } from "../src/store/store.js";
 import { codingConversation, userText } from "./support/conversations.js";
+import { useTempStorePath } from "./support/temp-store.js";
 
 /** The schema version before messages were found through `identity_key`. */
 const GLOBAL_IDENTITY_VERSION = 4;
 
-let directory: string;
-let path: string;
-const stores: SqliteLosslessStore[] = [];
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "clew-lossless-migrate-"));
-  path = join(directory, "lossless.db");
-});
-
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-  await rm(directory, { recursive: true, force: true });
-});
-
-function open(): SqliteLosslessStore {
-  const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
-  stores.push(store);
-  return store;
-}
+const temp = useTempStorePath("clew-lossless-migrate-");
+const open = temp.open;
 
 /** Messages with an integer timestamp, one without, and one with a fractional timestamp. */
 function sessionMessages(session: string): AgentMessage[] {
@@ -52,7 +32,7 @@ function records(session: string): NewStoredMessage[] {
  * and the full-text index up to date.
  */
 function writeVersionFourDatabase(): void {
-  const database = new Database(path);
+  const database = new Database(temp.path());
   database.pragma("auto_vacuum = INCREMENTAL");
   configureConnection(database);
   migrate(database, GLOBAL_IDENTITY_VERSION);
@@ -179,7 +159,7 @@ describe("upgrading a store whose messages are unique by identity across the sto
     writeVersionFourDatabase();
     const store = open();
     await store.close();
-    const database = new Database(path, { readonly: true });
+    const database = new Database(temp.path(), { readonly: true });
     try {
       expect(Number(database.pragma("user_version", { simple: true }))).toBe(SCHEMA_VERSION);
       const names = (

@@ -1,38 +1,19 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configureConnection, migrate } from "../src/store/sqlite/schema.js";
-import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import { checkMessageIndex, textRecord } from "./support/search-index.js";
+import { useTempStorePath } from "./support/temp-store.js";
 
 const WRITER = join(import.meta.dirname, "fixtures", "append-then-hang.ts");
 
-let directory: string;
-let path: string;
-const stores: SqliteLosslessStore[] = [];
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "clew-lossless-durable-"));
-  path = join(directory, "lossless.db");
-});
-
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-  await rm(directory, { recursive: true, force: true });
-});
-
-function open(): SqliteLosslessStore {
-  const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
-  stores.push(store);
-  return store;
-}
+const temp = useTempStorePath("clew-lossless-durable-");
+const open = temp.open;
 
 /** A database at schema version 1 holding one session, written the way version 1 wrote it. */
 function writeVersionOneDatabase(): void {
-  const database = new Database(path);
+  const database = new Database(temp.path());
   configureConnection(database);
   migrate(database, 1);
   const record = textRecord("s1", 1, "the sandpiper ledger from before the upgrade");
@@ -53,7 +34,7 @@ function writeVersionOneDatabase(): void {
 
 /** Runs the writer fixture, waits until it has stored `count` messages, then kills it. */
 async function killWriterAfterAppend(count: number): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, path, String(count)], {
+  const child = spawn(process.execPath, ["--import", "tsx", WRITER, temp.path(), String(count)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -83,7 +64,7 @@ describe("message index durability (sqlite)", () => {
     const hits = await store.searchMessages("s1", ["sandpiper"], 5);
     expect(hits.map((hit) => hit.key).sort()).toEqual([1, 2]);
     expect((await store.readContextView("s1")).items).toHaveLength(2);
-    checkMessageIndex(path);
+    checkMessageIndex(temp.path());
   });
 
   it("indexes what a writer stored before it was killed, once each", async () => {
@@ -92,6 +73,6 @@ describe("message index durability (sqlite)", () => {
     expect(store.pendingIndexCount()).toBe(40);
     expect((await store.searchMessages("s1", ["heron39"], 5)).map((hit) => hit.key)).toEqual([40]);
     expect(await store.searchMessages("s1", ["survivor"], 100)).toHaveLength(40);
-    checkMessageIndex(path);
+    checkMessageIndex(temp.path());
   }, 30_000);
 });
