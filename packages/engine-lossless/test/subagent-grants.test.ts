@@ -1,6 +1,7 @@
 import type { AgentMessage, SubagentSpawnParams } from "@clew/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LosslessEngine } from "../src/lossless-engine.js";
+import type { LosslessStore } from "../src/store/store.js";
 import { ParentRecallError } from "../src/subagents/parent-recall-error.js";
 import type { RecallTool } from "../src/tools/recall-tools.js";
 import { assistantText, codingConversation, userText } from "./support/conversations.js";
@@ -41,13 +42,18 @@ async function store(sessionId: string, messages: AgentMessage[]): Promise<void>
 }
 
 /** Every summary of a session (found through its own recall tools) with its newest covered seq. */
+/** The session's summaries (found by their text, straight from the store), with the newest seq each covers. */
 async function summariesOf(sessionId: string): Promise<Array<{ id: string; lastSeq: number }>> {
-  const [search, , describe] = engine.tools({ sessionId });
-  if (search === undefined || describe === undefined) throw new Error("no tools");
-  const found = await search.execute("s", { query: "Module exports value staging", limit: 50 });
-  const ids = (found.details.hits as Array<{ id: string; kind: string }>)
-    .filter((hit) => hit.kind === "summary")
-    .map((hit) => hit.id);
+  const [, , describe] = engine.tools({ sessionId });
+  if (describe === undefined) throw new Error("no tools");
+  const store = (engine as unknown as { store: LosslessStore }).store;
+  const found = await store.searchSummaries(
+    sessionId,
+    ["Module", "exports", "value", "staging"],
+    "content",
+    50,
+  );
+  const ids = found.map((hit) => hit.key);
   const summaries = [];
   for (const id of ids) {
     const description = (await describe.execute("d", { id })).details as { covers: string };

@@ -22,6 +22,13 @@ const STOPWORDS = new Set(
 const EDGE_PUNCTUATION = /^[\s"'`([{<«“‘.,;:!?*_~-]+|[\s"'`)\]}>»”’.,;:!?*_~-]+$/gu;
 const POSSESSIVE = /['’]s$/iu;
 const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
+/**
+ * A "word" longer than this is pasted data (a JSON line, a stack frame with its arguments), not a
+ * term anyone types: searched whole it would be a phrase of dozens of tokens, slow to match and
+ * matching nothing else. It is split at the characters that hold such data together.
+ */
+const MAX_WORD_CHARS = 64;
+const DATA_SEPARATORS = /["'`{}[\](),;=<>|\\]+/u;
 
 /**
  * Up to `limit` distinct search words of `text`, in the order written. When there are more, the
@@ -30,7 +37,7 @@ const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
 export function queryWords(text: string, limit: number): string[] {
   const seen = new Set<string>();
   const words: string[] = [];
-  for (const raw of text.split(/\s+/u)) {
+  for (const raw of splitWords(text)) {
     const word = raw.replace(EDGE_PUNCTUATION, "").replace(POSSESSIVE, "");
     if (!HAS_WORD_CHARACTER.test(word)) continue;
     const folded = word.toLowerCase();
@@ -49,4 +56,12 @@ export function queryWords(text: string, limit: number): string[] {
       .map((entry) => entry.index),
   );
   return words.filter((_, index) => kept.has(index));
+}
+
+/** Whitespace-separated words; overlong ones split at data separators, parts still too long dropped. */
+function splitWords(text: string): string[] {
+  return text.split(/\s+/u).flatMap((word) => {
+    if (word.length <= MAX_WORD_CHARS) return [word];
+    return word.split(DATA_SEPARATORS).filter((part) => part.length > 0 && part.length <= MAX_WORD_CHARS);
+  });
 }

