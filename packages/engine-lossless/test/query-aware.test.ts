@@ -176,4 +176,18 @@ describe("query words", () => {
     expect(queryWords("cache Cache CACHE build", 12)).toEqual(["cache", "build"]);
     expect(queryWords("ab abcdef abc abcdefgh xy", 2)).toEqual(["abcdef", "abcdefgh"]);
   });
+
+  it("splits pasted data (a word past 64 characters) into its parts instead of one long phrase", () => {
+    const pasted = '{"type":"message","id":"toolu_019tYDrbzifrra2KYzmYqWvk","at":"2025-12-09T00:20:16.036Z"}';
+    expect(queryWords(`fix this ${pasted}`, 12)).toEqual([
+      "fix",
+      "type",
+      "message",
+      "id",
+      "toolu_019tYDrbzifrra2KYzmYqWvk",
+      "2025-12-09T00:20:16.036Z",
+    ]);
+    const path = "/Users/someone/workspaces/project/packages/coding-agent/src/cli.ts";
+    expect(queryWords(`open ${path}`, 12)).toEqual(["open", path]);
+  });
 });

@@ -58,10 +58,10 @@ export function queryWords(text: string, limit: number): string[] {
   return words.filter((_, index) => kept.has(index));
 }
 
-/** Whitespace-separated words; overlong ones split at data separators, parts still too long dropped. */
+/** Whitespace-separated words, overlong ones split at data separators (a long path has none: it stays whole). */
 function splitWords(text: string): string[] {
   return text.split(/\s+/u).flatMap((word) => {
     if (word.length <= MAX_WORD_CHARS) return [word];
-    return word.split(DATA_SEPARATORS).filter((part) => part.length > 0 && part.length <= MAX_WORD_CHARS);
+    return word.split(DATA_SEPARATORS).filter((part) => part.length > 0);
   });
 }
