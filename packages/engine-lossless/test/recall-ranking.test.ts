@@ -47,3 +47,28 @@ describe("recall_search ranking", () => {
     expect(all.some((hit) => hit.kind === "summary")).toBe(true);
   });
 });
+
+describe("recall_search and long messages", () => {
+  it("ranks a long message holding every word of the query above short ones holding one", async () => {
+    const engine = await engines.engine();
+    const messages: AgentMessage[] = [];
+    // 40 short messages, each with one word of the question: all 41 matches are candidates.
+    for (let turn = 0; turn < 20; turn++) {
+      const at = START + turn * 60_000;
+      const word = ["build", "signature", "canary", "metrics", "cluster"][turn % 5];
+      messages.push(
+        userText(`Please check the ${word} notes for turn ${turn}.`, at),
+        assistantText(`The ${word} looks fine for turn ${turn}.`, at + 1),
+      );
+    }
+    const carrier = `Build log follows. ${fillerText(6_000, 7)} For the record, the build signature for the canary metrics cluster is NDL-4Q7ZK2PA. ${fillerText(6_000, 8)}`;
+    messages.splice(20, 0, userText(carrier, START + 10 * 60_000 + 5));
+    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+    const { search, read } = recallToolsOf(engine, "s");
+    const hits = (
+      await search.execute("1", { query: "What is the build signature for the canary metrics cluster" })
+    ).details.hits as Array<{ id: string }>;
+    const first = await read.execute("2", { messageIds: [hits[0]?.id ?? ""] });
+    expect(JSON.stringify(first.details)).toContain("NDL-4Q7ZK2PA");
+  });
+});

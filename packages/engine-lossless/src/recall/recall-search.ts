@@ -61,6 +61,7 @@ export async function recallSearch(
     store.searchSummaries(sessionId, terms, "anchors", LIST_DEPTH),
     meaning?.nearestMessages(store, sessionId, query, { limit: LIST_DEPTH }) ?? [],
   ]);
+  const byCoverage = await byTermsCovered(store, sessionId, messageHits, terms);
   const fused = new Map<string, { score: number; matchedBy: RecallMatch[] }>();
   const add = (id: string, rank: number, match: RecallMatch) => {
     const entry = fused.get(id) ?? { score: 0, matchedBy: [] };
@@ -68,7 +69,7 @@ export async function recallSearch(
     if (!entry.matchedBy.includes(match)) entry.matchedBy.push(match);
     fused.set(id, entry);
   };
-  for (const [rank, hit] of messageHits.entries()) add(messageLabel(hit.key), rank, "text");
+  for (const [rank, hit] of byCoverage.entries()) add(messageLabel(hit.key), rank, "text");
   for (const [rank, hit] of summaryHits.entries()) add(hit.key, rank, "summary");
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
   const anchored = await store.readSummaries(
@@ -83,6 +84,39 @@ export async function recallSearch(
   const listed = await coveringSummariesLast(store, sessionId, ranked, limit);
   const top = [...listed, ...meaningAfter(fused, meaningHits)].slice(0, Math.max(0, limit));
   return describeHits(store, sessionId, terms, top);
+}
+
+/**
+ * The message hits with those holding every term of the query first, BM25's order kept within
+ * both groups. BM25 divides by a message's length, so a long tool output holding every word of
+ * the question ranked below short messages holding one of them ("build" in a path); a reader
+ * asking with five words means the message that has all five. Only complete matches move: ranking
+ * by how many terms a message holds was tried and cost M2 (LoCoMo-style questions) 5 points at
+ * recall@5, where partial matches are noise. Terms are matched as lower-cased substrings of the
+ * message's readable text, as its snippet is found.
+ */
+async function byTermsCovered(
+  store: LosslessStore,
+  sessionId: string,
+  hits: readonly SearchHit<number>[],
+  terms: readonly string[],
+): Promise<SearchHit<number>[]> {
+  if (hits.length < 2 || terms.length < 2) return [...hits];
+  const lowered = [...new Set(terms.map((term) => term.toLowerCase()))];
+  const stored = await store.readMessages(
+    sessionId,
+    hits.map((hit) => hit.key),
+  );
+  const coversAll = new Map(
+    stored.map((message) => {
+      const text = readingBody(JSON.parse(message.json) as AgentMessage).toLowerCase();
+      return [message.seq, lowered.every((term) => text.includes(term))];
+    }),
+  );
+  return [
+    ...hits.filter((hit) => coversAll.get(hit.key) === true),
+    ...hits.filter((hit) => coversAll.get(hit.key) !== true),
+  ];
 }
 
 /**
