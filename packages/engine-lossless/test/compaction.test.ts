@@ -12,20 +12,12 @@ import {
   toolResult,
   userText,
 } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
 
 const engines = new TempEngines();
 afterEach(() => engines.cleanup());
-
-async function stored(engine: LosslessEngine, sessionId: string, messages: AgentMessage[]) {
-  await engine.afterTurn({
-    sessionId,
-    sessionFile: `memory:${sessionId}`,
-    messages,
-    prePromptMessageCount: 0,
-  });
-}
 
 function summaryIdsIn(messages: readonly AgentMessage[]): string[] {
   return messages.flatMap((message) => {

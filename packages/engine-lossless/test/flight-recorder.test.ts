@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage, Summarizer } from "@clew/core";
+import type { Summarizer } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { LosslessEngine } from "../src/lossless-engine.js";
 import type { LosslessEngineOptions } from "../src/options.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { codingConversation, longConversation } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -25,15 +26,6 @@ async function engineWithStore(
   const engine = new LosslessEngine(wrap === undefined ? store : wrap(store), options);
   cleanups.push(() => engine.dispose());
   return { engine, store };
-}
-
-async function stored(engine: LosslessEngine, sessionId: string, messages: AgentMessage[]) {
-  await engine.afterTurn({
-    sessionId,
-    sessionFile: `memory:${sessionId}`,
-    messages,
-    prePromptMessageCount: 0,
-  });
 }
 
 describe("compaction pass records", () => {

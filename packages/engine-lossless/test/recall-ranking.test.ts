@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
 
@@ -28,7 +29,7 @@ describe("recall_search ranking", () => {
   it("lists a summary after the messages it covers, so it never pushes a matching message out", async () => {
     const engine = await engines.engine();
     const messages = repeatedFact();
-    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+    await stored(engine, "s", messages);
     await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
     const { search } = recallToolsOf(engine, "s");
     const top = (await search.execute("1", { query: "quasar-7 relay key", limit: 10 })).details
@@ -63,7 +64,7 @@ describe("recall_search and long messages", () => {
     }
     const carrier = `Build log follows. ${fillerText(6_000, 7)} For the record, the build signature for the canary metrics cluster is NDL-4Q7ZK2PA. ${fillerText(6_000, 8)}`;
     messages.splice(20, 0, userText(carrier, START + 10 * 60_000 + 5));
-    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+    await stored(engine, "s", messages);
     const { search, read } = recallToolsOf(engine, "s");
     const hits = (
       await search.execute("1", { query: "What is the build signature for the canary metrics cluster" })

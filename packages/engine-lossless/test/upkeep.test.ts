@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage } from "@clew/core";
 import { InvalidOptionError } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { LosslessEngine } from "../src/lossless-engine.js";
 import { parseDuration } from "../src/retention/prune-sessions.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { longConversation } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
 
 const HOUR_MS = 3_600_000;
 const cleanups: Array<() => Promise<void>> = [];
@@ -19,15 +19,6 @@ async function databasePath(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), "clew-lossless-upkeep-"));
   cleanups.push(() => rm(directory, { recursive: true, force: true }));
   return join(directory, "lossless.db");
-}
-
-async function stored(engine: LosslessEngine, sessionId: string, messages: AgentMessage[]) {
-  await engine.afterTurn({
-    sessionId,
-    sessionFile: `memory:${sessionId}`,
-    messages,
-    prePromptMessageCount: 0,
-  });
 }
 
 describe("upkeep in background maintenance", () => {

@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@clew/core";
 import { expect } from "vitest";
 import type { LosslessEngine } from "../../src/lossless-engine.js";
+import { store } from "./preparation.js";
 import { recallToolsOf } from "./recall.js";
 
 /** Budgets that force five real compactions on the long conversations of these tests. */
@@ -12,12 +13,7 @@ export async function storeAndCompactFiveTimes(
   sessionId: string,
   messages: AgentMessage[],
 ): Promise<void> {
-  await engine.afterTurn({
-    sessionId,
-    sessionFile: `memory:${sessionId}`,
-    messages,
-    prePromptMessageCount: 0,
-  });
+  await store(engine, sessionId, messages);
   for (const tokenBudget of SHRINKING_BUDGETS) {
     const result = await engine.compact({ sessionId, tokenBudget, force: true });
     expect(result, `compaction at ${tokenBudget}`).toMatchObject({ ok: true, compacted: true });
