@@ -6,6 +6,7 @@ import type { TextEmbedder } from "../src/embeddings/text-embedder.js";
 import { openWordVectorEmbedder } from "../src/embeddings/word-vectors/word-vector-embedder.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
 import { writeTinyVectors } from "./support/word-vectors.js";
@@ -36,12 +37,7 @@ describe("search by meaning", () => {
   it("recall_search finds a message that shares no word with the query, matched by meaning", async () => {
     const wordVectors = await writeTinyVectors(await engines.directory());
     const engine = await engines.engine({ wordVectors });
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation,
-      prePromptMessageCount: 0,
-    });
+    await stored(engine, "s", conversation);
     const { search } = recallToolsOf(engine, "s");
     const result = await search.execute("1", { query: "which novel is being read" });
     const hits = result.details.hits as Array<{ id: string; matchedBy: string[] }>;
@@ -52,12 +48,7 @@ describe("search by meaning", () => {
 
   it("without an embedder, the same query finds nothing (words alone)", async () => {
     const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation,
-      prePromptMessageCount: 0,
-    });
+    await stored(engine, "s", conversation);
     const { search } = recallToolsOf(engine, "s");
     expect((await search.execute("1", { query: "which novel is being read" })).details.hits).toEqual([]);
   });
@@ -76,21 +67,11 @@ describe("search by meaning", () => {
       },
     };
     const meaning = createSemanticRecall(counting, { logger: recordingLogger() });
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation.slice(0, 2),
-      prePromptMessageCount: 0,
-    });
+    await stored(engine, "s", conversation.slice(0, 2));
     const store = storeOf(engine);
     expect(await meaning.nearestMessages(store, "s", "car", { limit: 3, minScore: 0.6 })).toEqual([]);
     expect(embedded).toBe(3); // two messages and the query
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation,
-      prePromptMessageCount: 0,
-    });
+    await stored(engine, "s", conversation);
     const hits = await meaning.nearestMessages(store, "s", "car", { limit: 3, minScore: 0.6 });
     expect(hits.map((hit) => hit.key)).toEqual([3]);
     expect(hits[0]?.score).toBeGreaterThan(0.9);
@@ -99,12 +80,7 @@ describe("search by meaning", () => {
 
   it("turns an embedder failure or a file that cannot be loaded into no hits, logged once", async () => {
     const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation,
-      prePromptMessageCount: 0,
-    });
+    await stored(engine, "s", conversation);
     const logger = recordingLogger();
     const broken: TextEmbedder = {
       id: "broken",
@@ -119,12 +95,7 @@ describe("search by meaning", () => {
     expect(logger.warnings).toEqual(["lossless: search by meaning is unavailable; recall uses words alone"]);
 
     const missing = await engines.engine({ wordVectors: "/nonexistent/vectors.txt" });
-    await missing.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: conversation,
-      prePromptMessageCount: 0,
-    });
+    await stored(missing, "s", conversation);
     const { search } = recallToolsOf(missing, "s");
     const result = await search.execute("1", { query: "Piranesi" });
     expect((result.details.hits as Array<{ id: string }>).map((hit) => hit.id)).toEqual(["m1"]);
@@ -142,7 +113,7 @@ describe("search by meaning", () => {
     const prompt = "Which novel should we discuss?";
     const assembleWith = async (options: { wordVectors?: string }) => {
       const engine = await engines.engine(options);
-      await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+      await stored(engine, "s", messages);
       await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
       const result = await engine.assemble({ sessionId: "s", messages, tokenBudget: 3_000, prompt });
       return result.messages.find(isRecalledContext);
@@ -152,6 +123,34 @@ describe("search by meaning", () => {
     });
     expect(JSON.stringify(withMeaning)).toContain("I am halfway through Piranesi and cannot stop.");
     expect(JSON.stringify((await assembleWith({})) ?? null)).not.toContain("Piranesi");
+  });
+
+  it("ranks against the session's mean, so what every message shares does not decide the match", async () => {
+    // Averaged word vectors all lean one common way (the first axis here): raw cosines put the
+    // plain messages above the one that differs in the query's direction.
+    const vectors: Record<string, number[]> = {
+      "the relay key changed": [1, 0.5, 0, 0],
+      "plain one": [1, 0, 0.1, 0],
+      "plain two": [1, 0, 0, 0.1],
+      "plain three": [1, 0.05, 0.05, 0],
+      "plain four": [1, 0, 0.08, 0.05],
+      query: [1, 0.15, 0, 0],
+    };
+    const fixed: TextEmbedder = {
+      id: "fixed",
+      dimensions: 4,
+      embed: async (texts) => texts.map((text) => Float32Array.from(vectors[text] ?? [0, 0, 0, 0])),
+    };
+    const engine = await engines.engine();
+    const texts = Object.keys(vectors).filter((text) => text !== "query");
+    await stored(
+      engine,
+      "s",
+      texts.map((text, index) => userText(text, START + index)),
+    );
+    const meaning = createSemanticRecall(fixed, { logger: recordingLogger() });
+    const [best] = await meaning.nearestMessages(storeOf(engine), "s", "query", { limit: 1 });
+    expect(best?.key).toBe(1);
   });
 
   it("rejects a bad wordVectors option before opening anything", async () => {

@@ -133,14 +133,30 @@ class SessionVectors {
     return this.catchingUp;
   }
 
+  /**
+   * Cosine similarity of the centred query and centred messages. With m the mean and unit vectors
+   * q and d: (q−m)·(d−m) = q·d − q·m − d·m + m·m and |d−m|² = 1 − 2d·m + m·m, so two dot products
+   * per message score them all without keeping centred copies (the mean moves as messages
+   * arrive). Messages with no known word (zero vectors) never match.
+   */
   nearest(query: Float32Array, limit: number, minScore: number): SearchHit<number>[] {
     const dimensions = this.embedder.dimensions;
+    const mean = new Float32Array(dimensions);
+    if (this.nonZero > 1)
+      for (let index = 0; index < dimensions; index++) mean[index] = (this.sum[index] ?? 0) / this.nonZero;
+    const meanSquared = dot(mean, mean, 0);
+    const queryMean = dot(query, mean, 0);
+    const queryLength = Math.sqrt(Math.max(1 - 2 * queryMean + meanSquared, 0));
     const best: SearchHit<number>[] = [];
+    if (queryLength === 0 || dot(query, query, 0) === 0) return best;
     for (let row = 0; row < this.count; row++) {
-      let score = 0;
+      if (this.known[row] === 0) continue;
       const offset = row * dimensions;
-      for (let dimension = 0; dimension < dimensions; dimension++)
-        score += (query[dimension] ?? 0) * (this.vectors[offset + dimension] ?? 0);
+      const rowMean = dot(mean, this.vectors, offset);
+      const rowLength = Math.sqrt(Math.max(1 - 2 * rowMean + meanSquared, 0));
+      if (rowLength === 0) continue;
+      const score =
+        (dot(query, this.vectors, offset) - queryMean - rowMean + meanSquared) / (queryLength * rowLength);
       if (score < minScore || (best.length >= limit && score <= (best[best.length - 1]?.score ?? 0)))
         continue;
       insertRanked(best, { key: this.seqs[row] ?? 0, score }, limit);
