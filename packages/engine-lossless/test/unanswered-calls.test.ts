@@ -6,6 +6,7 @@ import {
 } from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { SessionView } from "../src/view/session-view.js";
 import { assistantText, assistantToolCall, toolResult, userText } from "./support/conversations.js";
 import { TempEngines } from "./support/temp-engine.js";
 
@@ -96,5 +97,23 @@ describe("tool calls a stored turn never answered", () => {
     expect(assembled.messages.at(-1)).toEqual(result);
     expect(unansweredCalls(assembled.messages)).toEqual([]);
     expect(JSON.stringify(assembled.messages).split(SYNTHETIC_TOOL_RESULT_TEXT).length - 1).toBe(1);
+  });
+});
+
+describe("the view's tally of an unanswered call's synthetic result", () => {
+  it("counts the synthetic result as neither a raw message nor a summary", () => {
+    const view = new SessionView(1);
+    history.slice(0, 4).forEach((message, index) => {
+      view.push({
+        position: index + 1,
+        ref: { kind: "message", seq: index + 1 },
+        tokens: 10,
+        message,
+        createdAt: T + index,
+      });
+    });
+    // The four messages plus the synthetic result answering call_lost.
+    expect(view.assembledItems).toHaveLength(5);
+    expect(view.prefixTally(5)).toEqual({ messages: 4, summaries: 0, firstSeq: 1, lastSeq: 4 });
   });
 });

@@ -48,6 +48,8 @@ export class SessionView {
   private readonly rawSeqs = new Set<number>();
   /** `rawBefore[i]`: raw messages among `assembledItems[0..i)`, so a prefix is counted in O(1). */
   private readonly rawBefore: number[] = [0];
+  /** `summariesBefore[i]`: summaries among `assembledItems[0..i)` (synthetic tool results are neither). */
+  private readonly summariesBefore: number[] = [0];
   /** `messageKey` of the newest stored messages, newest last. */
   private readonly recent: string[] = [];
   private openCallIds = new Set<string>();
@@ -101,7 +103,7 @@ export class SessionView {
     };
     if (item.summary !== undefined) full.summary = item.summary;
     this.items.push(full);
-    if (!orphan) this.pushAssembled(full, full.ref.kind === "message");
+    if (!orphan) this.pushAssembled(full, full.ref.kind === "message" ? "raw" : "summary");
     if (full.ref.kind === "message") {
       this.recent.push(messageKey(full.message));
       if (this.recent.length > RECENT_KEYS) this.recent.shift();
@@ -131,16 +133,18 @@ export class SessionView {
         startsGroup: false,
         orphan: false,
       };
-      this.pushAssembled(synthetic, false);
+      this.pushAssembled(synthetic, "synthetic");
     }
   }
 
-  private pushAssembled(item: ViewItem, raw: boolean): void {
+  private pushAssembled(item: ViewItem, kind: "raw" | "summary" | "synthetic"): void {
     this.assembled.push(item.message);
     this.assembledItems.push(item);
     this.assembledTokens += item.tokens;
+    const raw = kind === "raw" && item.ref.kind === "message";
     if (raw && item.ref.kind === "message") this.rawSeqs.add(item.ref.seq);
-    this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (raw && item.ref.kind === "message" ? 1 : 0));
+    this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (raw ? 1 : 0));
+    this.summariesBefore.push((this.summariesBefore.at(-1) ?? 0) + (kind === "summary" ? 1 : 0));
   }
 
   /** Whether `message` is one of the newest stored messages (see `messageKey`). */
@@ -170,7 +174,7 @@ export class SessionView {
     const messages = this.rawBefore[end] ?? 0;
     const tally: { messages: number; summaries: number; firstSeq?: number; lastSeq?: number } = {
       messages,
-      summaries: end - messages,
+      summaries: this.summariesBefore[end] ?? 0,
     };
     if (messages === 0) return tally;
     for (let index = end - 1; index >= 0; index--) {
