@@ -10,7 +10,7 @@
  * two byte-identical messages of one list apart. Identical messages arriving in different calls
  * are the same message.
  */
-import { hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";
 
 /**
@@ -68,15 +68,20 @@ export function identifyMessages(
 ): IdentifiedMessage[] {
   return messages.map((message) => {
     const json = canonicalJson(message);
-    const digest = hash("sha256", json, "hex");
+    const digest = sha256(json);
     const ordinal = seen.get(digest) ?? 0;
     seen.set(digest, ordinal + 1);
-    const identity = hash("sha256", `${sessionId}\0${digest}\0${ordinal}`, "hex");
+    const identity = sha256(`${sessionId}\0${digest}\0${ordinal}`);
     return { message, json, identity };
   });
 }
 
+/** Hex sha256 of `text`. (`crypto.hash` would be a little faster, but needs Node 20.12; Clew supports every Node 20.) */
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
 /** sha256 of the canonical JSON: how tests and tools compare a message with the original. */
 export function messageDigest(message: unknown): string {
-  return hash("sha256", canonicalJson(message), "hex");
+  return sha256(canonicalJson(message));
 }
