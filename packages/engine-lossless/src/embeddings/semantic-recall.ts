@@ -203,6 +203,21 @@ class SessionVectors {
   }
 }
 
+/**
+ * The meaning hits that `found` lacks, best first, each scored below `floor` (the lowest score of
+ * the word hits they follow): recall_search and query-aware evidence list them after the words, so
+ * meaning only fills room the words leave (see those files for what fusing them cost).
+ */
+export function meaningHitsAfter(
+  meaningHits: readonly SearchHit<number>[],
+  found: (seq: number) => boolean,
+  floor: number,
+): SearchHit<number>[] {
+  return meaningHits
+    .filter((hit) => !found(hit.key))
+    .map((hit, rank) => ({ key: hit.key, score: floor / (2 + rank) }));
+}
+
 /** The dot product of `vector` and the row of `rows` starting at `offset` (as long as `vector`). */
 function dot(vector: Float32Array, rows: Float32Array, offset: number): number {
   let sum = 0;
