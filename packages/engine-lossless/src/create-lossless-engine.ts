@@ -5,6 +5,7 @@ import { mkdirSync } from "node:fs";
  */
 import { join } from "node:path";
 import { type ClewConfig, type ContextEngineFactory, createTokenCounter, describeError } from "@clew/core";
+import { openWordVectorEmbedder } from "./embeddings/word-vectors/word-vector-embedder.js";
 import { LosslessEngine } from "./lossless-engine.js";
 import type { LosslessEngineOptions } from "./options.js";
 import { openSqliteStore } from "./store/sqlite/sqlite-store.js";
@@ -28,16 +29,17 @@ export interface LosslessEngineFactoryOptions extends LosslessEngineOptions {
 export function createLosslessEngineFactory(
   options: LosslessEngineFactoryOptions = {},
 ): ContextEngineFactory {
+  const engineOptions = withSharedEmbedder(options);
   return async (context) => {
-    const agentDir = context.agentDir ?? options.agentDir;
+    const agentDir = context.agentDir ?? engineOptions.agentDir;
     if (agentDir === undefined) {
       throw new Error("The lossless engine needs an agent folder (factory context agentDir) for lossless.db");
     }
     const tokenCounter =
-      options.tokenCounter ?? (await createTokenCounter(context.config as ClewConfig | undefined));
+      engineOptions.tokenCounter ?? (await createTokenCounter(context.config as ClewConfig | undefined));
     // A new agent has no folder yet; the database is the first thing the engine keeps there.
     mkdirSync(agentDir, { recursive: true });
-    return openLosslessEngine(join(agentDir, LOSSLESS_DATABASE_FILE), { ...options, tokenCounter });
+    return openLosslessEngine(join(agentDir, LOSSLESS_DATABASE_FILE), { ...engineOptions, tokenCounter });
   };
 }
 
@@ -54,4 +56,18 @@ export function openLosslessEngine(path: string, options: LosslessEngineOptions 
     });
     return new LosslessEngine(undefined, options, reason);
   }
+}
+
+/**
+ * `options` with `wordVectors` opened once, as `embedder`, for every engine the factory makes: the
+ * table is tens of megabytes. Left as given when it is not a usable path or an embedder is given
+ * too, so the engine's option check reports it.
+ */
+function withSharedEmbedder(options: LosslessEngineFactoryOptions): LosslessEngineFactoryOptions {
+  const { wordVectors, ...shared } = options;
+  if (typeof wordVectors !== "string" || wordVectors === "" || options.embedder !== undefined) return options;
+  const embedder = openWordVectorEmbedder({ path: wordVectors });
+  // Reported by the first search (see createSemanticRecall); unhandled until an engine exists.
+  embedder.catch(() => undefined);
+  return { ...shared, embedder };
 }

@@ -1,9 +1,13 @@
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { AgentMessage, Logger } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { createLosslessEngineFactory } from "../src/create-lossless-engine.js";
 import { createSemanticRecall } from "../src/embeddings/semantic-recall.js";
 import type { TextEmbedder } from "../src/embeddings/text-embedder.js";
 import { openWordVectorEmbedder } from "../src/embeddings/word-vectors/word-vector-embedder.js";
+import type { LosslessEngine } from "../src/lossless-engine.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
@@ -151,6 +155,27 @@ describe("search by meaning", () => {
     const meaning = createSemanticRecall(fixed, { logger: recordingLogger() });
     const [best] = await meaning.nearestMessages(storeOf(engine), "s", "query", { limit: 1 });
     expect(best?.key).toBe(1);
+  });
+
+  it("a factory reads the word-vector file once for all the engines it makes", async () => {
+    const directory = await engines.directory();
+    const wordVectors = await writeTinyVectors(directory);
+    const factory = createLosslessEngineFactory({ wordVectors });
+    const first = (await factory({ agentDir: join(directory, "a") })) as LosslessEngine;
+    await stored(first, "s", conversation);
+    expect(
+      (await recallToolsOf(first, "s").search.execute("1", { query: "which novel" })).details.hits,
+    ).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    // Gone (and its cache too): a second engine could only search by meaning with the table read before.
+    await rm(wordVectors);
+    for (const name of await readdir(directory))
+      if (name.endsWith(".clewvec")) await rm(join(directory, name));
+    const second = (await factory({ agentDir: join(directory, "b") })) as LosslessEngine;
+    await stored(second, "s", conversation);
+    const hits = (await recallToolsOf(second, "s").search.execute("1", { query: "which novel" })).details
+      .hits;
+    expect(hits).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    await Promise.all([first.dispose(), second.dispose()]);
   });
 
   it("rejects a bad wordVectors option before opening anything", async () => {
