@@ -3,7 +3,7 @@
  * (it grows only for a line longer than itself). A long transcript is never held in memory
  * whole: on a machine where fresh memory is expensive to touch, that costs more than the parsing.
  */
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 
 const CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
@@ -17,20 +17,11 @@ export interface LinePlace {
 export type LineVisitor = (bytes: Buffer, start: number, end: number, place: LinePlace) => boolean;
 
 /**
- * Calls `visit` with every line of the file, without its newline (a last line without one
- * included), in order, until it returns false. The bytes are valid only during the call.
- * Throws what the file system throws (missing file, permissions); `visit`'s throws pass through.
+ * Calls `visit` with every line of the open file from byte `from` (a line start) to its current
+ * end, without its newline (a last line without one included), in order, until it returns false.
+ * The bytes are valid only during the call. Throws what the file system throws; `visit`'s throws
+ * pass through.
  */
-export async function forEachLine(path: string, visit: LineVisitor): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await forEachLineOf(handle, 0, visit);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** `forEachLine` over an open file, from byte `from` (a line start) to its current end. */
 export async function forEachLineOf(handle: FileHandle, from: number, visit: LineVisitor): Promise<void> {
   let buffer: Buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let filled = 0;

@@ -1,25 +1,6 @@
-/**
- * Full-text indexing of messages, kept off the write path. `appendMessages` only stores a message;
- * this indexer adds it to `messages_fts` later, in batches: in the background a moment after a
- * write, and synchronously before every message search, so a search never misses a stored message.
- *
- * Progress is one watermark, the highest message row id up to which every message is indexed
- * (nothing above it is). The watermark moves in the same transaction as the index rows it covers,
- * so a crash leaves messages pending (indexed by the next search or idle moment), never lost and
- * never indexed twice. Row ids are only reused after the newest rows are deleted; the trigger of
- * `SEARCH_INDEX_MIGRATION` lowers the watermark then, so a reused id is pending again.
- *
- * Whoever deletes messages must bring the index up to date first (`catchUp`, in the deleting
- * transaction): an external-content FTS5 table forgets a row only when told what it indexed.
- *
- * Background work waits for idle time: a step whose delay was mostly spent running other code
- * (the event loop busier than `MAX_BUSY_SHARE`) is put off again, so indexing lands between
- * requests instead of inside them. Once nothing is pending, it also truncates a WAL grown past a
- * megabyte, so checkpoints (and their fsyncs) happen after a burst of writes rather than inside one.
- */
-import { statSync } from "node:fs";
 import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
+import { truncateWal, walBytes } from "./wal.js";
 
 /** Migration "deferred message indexing", appended to `MIGRATIONS` in `schema.ts`. */
 export const SEARCH_INDEX_MIGRATION = `
@@ -146,16 +127,7 @@ export class MessageSearchIndex {
    * next attempt (SQLite's own checkpoints keep the WAL bounded meanwhile).
    */
   truncateWal(): void {
-    if (this.options.path === undefined || this.database.readonly) return;
-    const busyTimeout = this.database.pragma("busy_timeout", { simple: true });
-    this.database.pragma("busy_timeout = 0");
-    try {
-      this.database.pragma("wal_checkpoint(TRUNCATE)");
-    } catch {
-      // Busy: another connection is reading or writing; SQLITE_BUSY here is not an error.
-    } finally {
-      this.database.pragma(`busy_timeout = ${Number(busyTimeout)}`);
-    }
+    if (this.options.path !== undefined) truncateWal(this.database, false);
   }
 
   /** Truncates the WAL when it has grown past what a background step leaves (see `truncateWal`). */
@@ -211,14 +183,5 @@ export class MessageSearchIndex {
 
   private progress(): Progress {
     return this.statements.progress.get() as Progress;
-  }
-}
-
-function walBytes(path: string | undefined): number {
-  if (path === undefined) return 0;
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
   }
 }

@@ -20,6 +20,7 @@ import type {
 } from "../records.js";
 import { emptySessionReport } from "../records.js";
 import { prepareRecorderStatements, type RecorderStatements } from "./recorder-statements.js";
+import { truncateWal } from "./wal.js";
 
 /** Most free pages one incremental reclaim returns (64 MB at 4 KB pages), so upkeep stays short. */
 const INCREMENTAL_PAGES = 16_384;
@@ -218,27 +219,10 @@ export class SqliteRecorder {
     } else if (Number(this.database.pragma("auto_vacuum", { simple: true })) === 2) {
       this.database.exec(`PRAGMA incremental_vacuum(${INCREMENTAL_PAGES})`);
     }
-    this.truncateWal(mode === "full");
+    truncateWal(this.database, mode === "full");
     const pageSize = Number(this.database.pragma("page_size", { simple: true }));
     const freePages = Number(this.database.pragma("freelist_count", { simple: true }));
     return { bytesBefore, bytesAfter: this.sizeOnDisk(), reclaimableBytes: pageSize * freePages };
-  }
-
-  /**
-   * Checkpoints the WAL and truncates it. Only an explicit full reclaim waits for readers (up to
-   * the busy timeout); upkeep must never stall the process, so it tries once and leaves a busy
-   * WAL for SQLite's own checkpoints.
-   */
-  private truncateWal(wait: boolean): void {
-    const busyTimeout = Number(this.database.pragma("busy_timeout", { simple: true }));
-    if (!wait) this.database.pragma("busy_timeout = 0");
-    try {
-      this.database.pragma("wal_checkpoint(TRUNCATE)");
-    } catch {
-      // Busy: a reader or writer holds the WAL; the pages are freed either way.
-    } finally {
-      if (!wait) this.database.pragma(`busy_timeout = ${busyTimeout}`);
-    }
   }
 
   lastUpkeepAt(): number | undefined {

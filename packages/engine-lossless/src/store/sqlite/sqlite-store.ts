@@ -53,6 +53,7 @@ import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import { SqliteViewWriter } from "./sqlite-view-writer.js";
 import { prepareStatements } from "./statements.js";
 import { TermSelection } from "./term-selection.js";
+import { walBytes } from "./wal.js";
 
 export interface SqliteStoreOptions {
   /** Epoch milliseconds for `created_at` of new sessions. Defaults to `Date.now`. */
@@ -201,7 +202,7 @@ export class SqliteLosslessStore implements LosslessStore {
     this.run("settle", () => {
       this.searchIndex.catchUp();
       this.searchIndex.truncateWalIfLarge();
-      if (walFileBytes(this.path) === 0) this.startJournal();
+      if (walBytes(this.path) === 0) this.startJournal();
     });
   }
 
@@ -349,14 +350,6 @@ export class SqliteLosslessStore implements LosslessStore {
 }
 
 /** Bytes of the WAL file; 0 when there is none. */
-function walFileBytes(path: string): number {
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
-  }
-}
-
 /** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
 function fileBytes(path: string): number {
   if (path === ":memory:" || path === "") return 0;

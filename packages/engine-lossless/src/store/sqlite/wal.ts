@@ -1,0 +1,34 @@
+/**
+ * The write-ahead log's size and its truncation, shared by the store's parts that empty it
+ * (background indexing, settle, upkeep, reclaim).
+ */
+import { statSync } from "node:fs";
+import type Database from "better-sqlite3";
+
+/** Bytes of the database's WAL file; 0 without one (in memory, or none yet). */
+export function walBytes(path: string | undefined): number {
+  if (path === undefined || path === "" || path === ":memory:") return 0;
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Checkpoints the WAL and truncates it. With `wait`, waits for readers up to the busy timeout (an
+ * explicit full reclaim); without, tries once: a busy database is left for SQLite's own
+ * checkpoints, so background work never stalls the process. SQLITE_BUSY here is not an error.
+ */
+export function truncateWal(database: Database.Database, wait: boolean): void {
+  if (database.readonly) return;
+  const busyTimeout = Number(database.pragma("busy_timeout", { simple: true }));
+  if (!wait) database.pragma("busy_timeout = 0");
+  try {
+    database.pragma("wal_checkpoint(TRUNCATE)");
+  } catch {
+    // Busy: a reader or writer holds the WAL; its pages are checkpointed later.
+  } finally {
+    if (!wait) database.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+}
