@@ -25,6 +25,7 @@ import {
   TranscriptHostSession,
 } from "@clew/core";
 import type { CellSpec } from "../../cell.js";
+import { measureStoreSize, type StoreSize } from "../../metrics/store-size.js";
 import { loadBenchTokenCounter } from "../../token-counters.js";
 import { loadWorkload } from "../../workloads/workload.js";
 import { createStubSummarizer, type StubSummarizer } from "../pipeline/stub-summarizer.js";
@@ -46,7 +47,6 @@ import {
 } from "./engine-history.js";
 import { measureTurns, type TurnMetrics } from "./engine-turns.js";
 import { createEngineUnderTest } from "./engine-under-test.js";
-import { measureStoreSize, type StoreSize } from "./store-size.js";
 
 /** The budget of issue #8's assemble target, used for every assemble and the compaction. */
 export const ENGINE_SPEED_TOKEN_BUDGET = 128_000;

@@ -1,15 +1,6 @@
-/**
- * M11, bytes on disk per message. A user of an engine with its own store pays for the transcript
- * (the host always keeps it) and for the store, so both are reported, apart and together, over the
- * raw JSONL of the stored messages. The store is measured twice: open, as the engine reports it
- * (a SQLite write-ahead log is kept at its size limit between checkpoints, so a small workload
- * looks large), and closed, as its state folder is once the engine was disposed (logs merged).
- */
-import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import type { AgentMessage } from "@clew/core";
 import type { BenchEngineStats } from "../../../engine-stats.js";
+import { measureStoreSize } from "../../../metrics/store-size.js";
 import { type EngineSession, NO_ENGINE_STORE } from "../harness/engine-session.js";
 import { type Figure, isNotApplicable, type NotApplicable, notApplicable, share } from "./figure.js";
 
@@ -102,19 +93,7 @@ function ratio(bytes: Figure, rawBytes: number): Figure {
 
 /** Bytes of every file under `path` (0 when it does not exist). */
 export async function directoryBytes(path: string): Promise<number> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  let total = 0;
-  for (const entry of entries) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) total += await directoryBytes(child);
-    else if (entry.isFile()) total += (await stat(child)).size;
-  }
-  return total;
+  return (await measureStoreSize(path)).bytes;
 }
 
 /** Bytes of the messages as JSONL lines: the raw size the store is compared with. */

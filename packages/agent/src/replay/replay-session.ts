@@ -14,6 +14,7 @@ import {
   type TokenCounter,
   TranscriptHostSession,
 } from "@clew/core";
+import { engineStatusOf } from "../service/engine-status-section.js";
 import type { RecordedTurn } from "./recorded-turns.js";
 
 export interface ReplayProgress {
@@ -155,19 +156,6 @@ export async function replaySession(options: ReplayOptions): Promise<ReplayResul
     await host.dispose();
   }
   return result;
-}
-
-/** The engine's status section after the replay; undefined when it has none or fails. */
-async function engineStatusOf(
-  host: ContextEngineHost,
-  sessionId: string,
-): Promise<ContextEngineStatusSection | undefined> {
-  try {
-    const { engine } = await host.engine();
-    return await engine.describeStatus?.({ sessionId });
-  } catch {
-    return undefined;
-  }
 }
 
 function keepRecent(options: ReplayOptions): { keepRecentTokens?: number } {

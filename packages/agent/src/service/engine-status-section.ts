@@ -1,4 +1,4 @@
-import type { ContextEngineStatusSection } from "@clew/core";
+import type { ContextEngineHost, ContextEngineStatusSection } from "@clew/core";
 import type { OpenSession } from "./local-agent-service.js";
 
 /**
@@ -6,12 +6,18 @@ import type { OpenSession } from "./local-agent-service.js";
  * undefined when the engine has none, answers none, or fails: a status report never fails
  * because of it.
  */
-export async function engineStatusSection(
-  open: OpenSession,
+export function engineStatusSection(open: OpenSession): Promise<ContextEngineStatusSection | undefined> {
+  return engineStatusOf(open.runtime.host, open.session.sessionId);
+}
+
+/** `engineStatusSection` for a host and session id (a replay has no open session). */
+export async function engineStatusOf(
+  host: ContextEngineHost,
+  sessionId: string,
 ): Promise<ContextEngineStatusSection | undefined> {
   try {
-    const { engine } = await open.runtime.host.engine();
-    return await engine.describeStatus?.({ sessionId: open.session.sessionId });
+    const { engine } = await host.engine();
+    return await engine.describeStatus?.({ sessionId });
   } catch {
     return undefined;
   }
