@@ -4,7 +4,8 @@
  * a query with one such word costs tens of milliseconds. So each term's document count is
  * estimated first, counting at most `cap` matches (FTS5 walks matches in rowid order without
  * ranking, which is cheap and stops at the limit), and terms reaching the cap are left out while
- * rarer terms remain. A query of common terms only keeps its least common few.
+ * rarer terms remain. A query of common terms only keeps its first few: every one of them reached
+ * the cap, so which is least common is not known without the full counts this avoids.
  */
 import type Database from "better-sqlite3";
 import { matchExpression } from "./match-expression.js";
@@ -113,16 +114,10 @@ export class TermSelection {
     });
   }
 
-  /** The rare terms, else the least common few, in their given order. */
+  /** The rare terms, else the first few (all reached the cap: their order is all that tells them apart). */
   private selectFrom(counted: ReadonlyArray<CountedTerm & { index: number }>): CountedTerm[] {
     const rare = counted.filter((entry) => !entry.capped);
-    const kept =
-      rare.length > 0
-        ? rare
-        : [...counted]
-            .sort((left, right) => left.matches - right.matches || left.index - right.index)
-            .slice(0, KEEP_WHEN_ALL_COMMON)
-            .sort((left, right) => left.index - right.index);
+    const kept = rare.length > 0 ? rare : counted.slice(0, KEEP_WHEN_ALL_COMMON);
     return kept.map(({ index: _index, ...entry }) => entry);
   }
 
