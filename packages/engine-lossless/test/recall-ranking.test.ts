@@ -1,5 +1,7 @@
 import type { AgentMessage } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { recallSearch } from "../src/recall/recall-search.js";
+import type { LosslessStore } from "../src/store/store.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
@@ -71,5 +73,30 @@ describe("recall_search and long messages", () => {
     ).details.hits as Array<{ id: string }>;
     const first = await read.execute("2", { messageIds: [hits[0]?.id ?? ""] });
     expect(JSON.stringify(first.details)).toContain("NDL-4Q7ZK2PA");
+  });
+});
+
+describe("recall_search reads", () => {
+  it("reads each stored message and summary at most once per search", async () => {
+    const engine = await engines.engine();
+    await stored(engine, "s", repeatedFact());
+    await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+    const store = (engine as unknown as { store: LosslessStore }).store;
+    const seqsRead: number[] = [];
+    const summariesRead: string[] = [];
+    const counting = Object.create(store) as LosslessStore;
+    counting.readMessages = (sessionId, seqs) => {
+      seqsRead.push(...seqs);
+      return store.readMessages(sessionId, seqs);
+    };
+    counting.readSummaries = (sessionId, ids) => {
+      summariesRead.push(...ids);
+      return store.readSummaries(sessionId, ids);
+    };
+    const hits = await recallSearch(counting, "s", "quasar-7 relay key", 200);
+    expect(hits.some((hit) => hit.kind === "summary")).toBe(true);
+    expect(seqsRead.length).toBeGreaterThan(0);
+    expect(new Set(seqsRead).size).toBe(seqsRead.length);
+    expect(new Set(summariesRead).size).toBe(summariesRead.length);
   });
 });

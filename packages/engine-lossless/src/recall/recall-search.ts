@@ -1,19 +1,8 @@
-/**
- * Hybrid recall search: three BM25 lists (message text, summary text, summary anchors) fused with
- * reciprocal rank fusion, so an item found by several lists, or ranked high in one, comes first
- * without the lists' scores having to be comparable. A summary found by an anchor also votes for
- * the messages that anchor came from, so the source ranks next to (usually above) its summaries.
- * With an embedder configured, the messages nearest in meaning that no word list found follow
- * the fused list (those it found are marked as matched by meaning too), so a question can find a
- * message it shares no word with, and a word or code match never loses its rank to a loose one.
- * Fusing meaning as a fourth equal list was measured on the bench's conversations with GloVe
- * vectors (centred) and lost: recall@5 55.8 → 44.9 % and MRR 0.51 → 0.41 for recall@25 +5 points.
- */
-import type { AgentMessage } from "@clew/core";
 import { meaningHitsAfter, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore, SearchHit, StoredSummary } from "../store/store.js";
-import { messageLabel, parseMessageLabel, readingBody, snippetOf } from "./message-text.js";
+import { messageLabel, parseMessageLabel, snippetOf } from "./message-text.js";
 import { queryWords } from "./query-words.js";
+import { RecallReads } from "./recall-reads.js";
 
 /** RRF's damping constant (the value of the original paper): ranks 1 and 2 differ little. */
 const RRF_K = 60;
@@ -61,7 +50,8 @@ export async function recallSearch(
     store.searchSummaries(sessionId, terms, "anchors", LIST_DEPTH),
     meaning?.nearestMessages(store, sessionId, query, { limit: LIST_DEPTH }) ?? [],
   ]);
-  const byCoverage = await byTermsCovered(store, sessionId, messageHits, terms);
+  const reads = new RecallReads(store, sessionId);
+  const byCoverage = await byTermsCovered(reads, messageHits, terms);
   const fused = new Map<string, { score: number; matchedBy: RecallMatch[] }>();
   const add = (id: string, rank: number, match: RecallMatch) => {
     const entry = fused.get(id) ?? { score: 0, matchedBy: [] };
@@ -72,18 +62,15 @@ export async function recallSearch(
   for (const [rank, hit] of byCoverage.entries()) add(messageLabel(hit.key), rank, "text");
   for (const [rank, hit] of summaryHits.entries()) add(hit.key, rank, "summary");
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
-  const anchored = await store.readSummaries(
-    sessionId,
-    anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key),
-  );
+  const anchored = await reads.summaries(anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key));
   anchored.forEach((summary, rank) => {
     const seqs = new Set(matchingAnchors(summary, terms).flatMap((anchor) => anchor.messages));
     for (const seq of seqs) add(messageLabel(seq), rank, "anchor");
   });
   const ranked = [...fused].sort(([, left], [, right]) => right.score - left.score);
-  const listed = await coveringSummariesLast(store, sessionId, ranked, limit);
+  const listed = await coveringSummariesLast(reads, ranked, limit);
   const top = [...listed, ...meaningAfter(fused, meaningHits)].slice(0, Math.max(0, limit));
-  return describeHits(store, sessionId, terms, top);
+  return describeHits(reads, terms, top);
 }
 
 /**
@@ -96,20 +83,16 @@ export async function recallSearch(
  * message's readable text, as its snippet is found.
  */
 async function byTermsCovered(
-  store: LosslessStore,
-  sessionId: string,
+  reads: RecallReads,
   hits: readonly SearchHit<number>[],
   terms: readonly string[],
 ): Promise<SearchHit<number>[]> {
   if (hits.length < 2 || terms.length < 2) return [...hits];
   const lowered = [...new Set(terms.map((term) => term.toLowerCase()))];
-  const stored = await store.readMessages(
-    sessionId,
-    hits.map((hit) => hit.key),
-  );
+  const stored = await reads.messages(hits.map((hit) => hit.key));
   const coversAll = new Map(
     stored.map((message) => {
-      const text = readingBody(JSON.parse(message.json) as AgentMessage).toLowerCase();
+      const text = reads.body(message).toLowerCase();
       return [message.seq, lowered.every((term) => text.includes(term))];
     }),
   );
@@ -127,8 +110,7 @@ async function byTermsCovered(
  * lifted "in order via recall" from 71 % to 88 % (full preset).
  */
 async function coveringSummariesLast(
-  store: LosslessStore,
-  sessionId: string,
+  reads: RecallReads,
   ranked: Array<[string, { score: number; matchedBy: RecallMatch[] }]>,
   limit: number,
 ): Promise<Array<[string, { score: number; matchedBy: RecallMatch[] }]>> {
@@ -141,7 +123,7 @@ async function coveringSummariesLast(
   const summaryIds = ranked.flatMap(([id]) => (id.startsWith("sum_") ? [id] : []));
   if (shown.length === 0 || summaryIds.length === 0) return ranked;
   const covering = new Set<string>();
-  for (const summary of await store.readSummaries(sessionId, summaryIds)) {
+  for (const summary of await reads.summaries(summaryIds)) {
     if (shown.some((seq) => summary.sourceRanges.some(([from, to]) => seq >= from && seq <= to)))
       covering.add(summary.summaryId);
   }
@@ -174,8 +156,7 @@ function matchingAnchors(summary: StoredSummary, terms: readonly string[]): Stor
 }
 
 async function describeHits(
-  store: LosslessStore,
-  sessionId: string,
+  reads: RecallReads,
   terms: readonly string[],
   top: Array<[string, { score: number; matchedBy: RecallMatch[] }]>,
 ): Promise<RecallHit[]> {
@@ -184,17 +165,13 @@ async function describeHits(
     return seq === undefined ? [] : [seq];
   });
   const summaryIds = top.flatMap(([id]) => (id.startsWith("sum_") ? [id] : []));
-  const [messages, summaries] = await Promise.all([
-    store.readMessages(sessionId, seqs),
-    store.readSummaries(sessionId, summaryIds),
-  ]);
+  const [messages, summaries] = await Promise.all([reads.messages(seqs), reads.summaries(summaryIds)]);
   const messageById = new Map(messages.map((stored) => [messageLabel(stored.seq), stored]));
   const summaryById = new Map(summaries.map((summary) => [summary.summaryId, summary]));
   return top.flatMap(([id, { score, matchedBy }]): RecallHit[] => {
     const stored = messageById.get(id);
     if (stored !== undefined) {
-      const body = readingBody(JSON.parse(stored.json) as AgentMessage);
-      const snippet = snippetOf(body, terms);
+      const snippet = snippetOf(reads.body(stored), terms);
       return [
         { kind: "message", id, score, matchedBy, snippet, createdAt: stored.createdAt, role: stored.role },
       ];
