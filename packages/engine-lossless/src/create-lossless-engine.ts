@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
  */
 import { join } from "node:path";
 import { type ClewConfig, type ContextEngineFactory, createTokenCounter, describeError } from "@clew/core";
-import { openWordVectorEmbedder } from "./embeddings/word-vectors/word-vector-embedder.js";
+import { DEFAULT_MAX_WORDS, loadWordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
 import { LosslessEngine } from "./lossless-engine.js";
 import type { LosslessEngineOptions } from "./options.js";
 import { openSqliteStore } from "./store/sqlite/sqlite-store.js";
@@ -29,7 +29,7 @@ export interface LosslessEngineFactoryOptions extends LosslessEngineOptions {
 export function createLosslessEngineFactory(
   options: LosslessEngineFactoryOptions = {},
 ): ContextEngineFactory {
-  const engineOptions = withSharedEmbedder(options);
+  const engineOptions = withSharedWordVectors(options);
   return async (context) => {
     const agentDir = context.agentDir ?? engineOptions.agentDir;
     if (agentDir === undefined) {
@@ -59,15 +59,16 @@ export function openLosslessEngine(path: string, options: LosslessEngineOptions 
 }
 
 /**
- * `options` with `wordVectors` opened once, as `embedder`, for every engine the factory makes: the
- * table is tens of megabytes. Left as given when it is not a usable path or an embedder is given
- * too, so the engine's option check reports it.
+ * `options` with `wordVectors` loaded once, as `wordVectorTable`, for every engine the factory
+ * makes: the table is tens of megabytes. Left as given when it is not a usable path or an embedder
+ * is given too, so the engine's option check reports it.
  */
-function withSharedEmbedder(options: LosslessEngineFactoryOptions): LosslessEngineFactoryOptions {
+function withSharedWordVectors(options: LosslessEngineFactoryOptions): LosslessEngineFactoryOptions {
   const { wordVectors, ...shared } = options;
   if (typeof wordVectors !== "string" || wordVectors === "" || options.embedder !== undefined) return options;
-  const embedder = openWordVectorEmbedder({ path: wordVectors });
-  // Reported by the first search (see createSemanticRecall); unhandled until an engine exists.
-  embedder.catch(() => undefined);
-  return { ...shared, embedder };
+  if (options.wordVectorTable !== undefined) return options;
+  const wordVectorTable = loadWordVectorTable(wordVectors, DEFAULT_MAX_WORDS);
+  // Reported by the first search (see SessionIndexes); unhandled until an engine exists.
+  wordVectorTable.catch(() => undefined);
+  return { ...shared, wordVectorTable };
 }

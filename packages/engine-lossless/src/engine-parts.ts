@@ -7,7 +7,8 @@
 import { EvidenceCache } from "./assemble/evidence-cache.js";
 import { CompactionRunner } from "./compaction/compaction-runner.js";
 import { createSemanticRecall, type SemanticRecall } from "./embeddings/semantic-recall.js";
-import { openWordVectorEmbedder } from "./embeddings/word-vectors/word-vector-embedder.js";
+import { createSoftTermRecall } from "./embeddings/word-vectors/soft-term-recall.js";
+import { DEFAULT_MAX_WORDS, loadWordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
 import { MessageWriter } from "./ingest/message-writer.js";
 import type { ResolvedOptions } from "./options.js";
 import { SummaryPreparation } from "./prepare/preparation.js";
@@ -61,8 +62,12 @@ export function createStoreParts(store: LosslessStore, options: ResolvedOptions)
 }
 
 function semanticRecallOf(options: ResolvedOptions): SemanticRecall | undefined {
-  const embedder =
-    options.embedder ??
-    (options.wordVectors === undefined ? undefined : openWordVectorEmbedder({ path: options.wordVectors }));
-  return embedder === undefined ? undefined : createSemanticRecall(embedder, { logger: options.logger });
+  if (options.embedder !== undefined)
+    return createSemanticRecall(options.embedder, { logger: options.logger });
+  const table =
+    options.wordVectorTable ??
+    (options.wordVectors === undefined
+      ? undefined
+      : loadWordVectorTable(options.wordVectors, DEFAULT_MAX_WORDS));
+  return table === undefined ? undefined : createSoftTermRecall(table, { logger: options.logger });
 }

@@ -14,6 +14,7 @@ import {
   type TokenCounter,
 } from "@clew/core";
 import type { TextEmbedder } from "./embeddings/text-embedder.js";
+import type { WordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
 
 export interface LosslessTuning {
   /**
@@ -109,6 +110,8 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    * package) to embed with; read once, cached next to the file. No network is ever used.
    */
   wordVectors?: string;
+  /** The table of `wordVectors`, already loaded (or loading): the factory shares one between engines. */
+  wordVectorTable?: WordVectorTable | Promise<WordVectorTable>;
 }
 
 export interface ResolvedOptions extends LosslessTuning {
@@ -121,6 +124,7 @@ export interface ResolvedOptions extends LosslessTuning {
   workerId: string;
   embedder: TextEmbedder | Promise<TextEmbedder> | undefined;
   wordVectors: string | undefined;
+  wordVectorTable: WordVectorTable | Promise<WordVectorTable> | undefined;
 }
 
 export const DEFAULT_TUNING: Readonly<LosslessTuning> = {
@@ -211,6 +215,15 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
       options.wordVectors,
       "absent when an embedder is given",
     );
+  if (
+    options.wordVectorTable !== undefined &&
+    (options.embedder !== undefined || options.wordVectors !== undefined)
+  )
+    throw new InvalidOptionError(
+      "lossless.wordVectorTable",
+      "(a table)",
+      "absent when an embedder or a wordVectors path is given",
+    );
   return {
     ...tuning,
     tokenCounter: options.tokenCounter ?? charEstimateTokenCounter,
@@ -222,5 +235,6 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
     embedder: options.embedder,
     wordVectors: options.wordVectors,
+    wordVectorTable: options.wordVectorTable,
   };
 }

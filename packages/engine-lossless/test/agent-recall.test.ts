@@ -123,7 +123,7 @@ describe("the lossless recall tools in a real agent", () => {
     };
     expect(read.isError).toBe(false);
     expect(read.content[0]?.text).toContain(`From the parent conversation ${KEY}`);
-    expect(read.content[0]?.text).toContain(`[parent:m1 · user`);
+    expect(read.content[0]?.text).toContain(`[parent:m1 user `);
     expect(read.content[0]?.text).toContain(NEEDLE);
   });
 });

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbedderError, embedChecked, type TextEmbedder } from "../src/embeddings/text-embedder.js";
-import { openWordVectorEmbedder } from "../src/embeddings/word-vectors/word-vector-embedder.js";
 import {
   loadWordVectorTable,
   WordVectorFileError,
@@ -15,10 +14,6 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "clew-vectors-"));
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
-
-function dot(left: Float32Array, right: Float32Array): number {
-  return left.reduce((sum, value, index) => sum + value * (right[index] ?? 0), 0);
-}
 
 describe("embedChecked", () => {
   const fixed = (vectors: Float32Array[], dimensions = 2): TextEmbedder => ({
@@ -124,34 +119,5 @@ describe("word-vector files", () => {
 
     await writeFile(cachePath, "CLEWVEC1 damaged");
     expect([...(await loadWordVectorTable(path, 50)).rows.keys()]).toEqual(["novel"]);
-  });
-});
-
-describe("the word-vector embedder", () => {
-  it("places texts about the same thing close, whatever words they share", async () => {
-    const embedder = await openWordVectorEmbedder({ path: await writeTinyVectors(directory, "embed.txt") });
-    const [question, reading, car, dinner] = await embedChecked(embedder, [
-      "Which novel is she reading?",
-      "I am halfway through Piranesi",
-      "I bought a Volvo",
-      "Cooking tagine for dinner",
-    ]);
-    if (question === undefined || reading === undefined || car === undefined || dinner === undefined)
-      throw new Error("missing vectors");
-    expect(dot(question, reading)).toBeGreaterThan(0.9);
-    expect(dot(question, car)).toBeLessThan(0.5);
-    expect(dot(question, dinner)).toBeLessThan(0.5);
-  });
-
-  it("gives a text with no known word a zero vector, and the same text the same vector", async () => {
-    const embedder = await openWordVectorEmbedder({ path: await writeTinyVectors(directory, "same.txt") });
-    const [unknown, once, again] = await embedChecked(embedder, [
-      "zzz qqq",
-      "the cello lessons",
-      "the cello lessons",
-    ]);
-    expect(Array.from(unknown ?? [])).toEqual([0, 0, 0, 0]);
-    expect(Array.from(once ?? [])).toEqual(Array.from(again ?? []));
-    expect(embedder.id).toContain("same.txt");
   });
 });

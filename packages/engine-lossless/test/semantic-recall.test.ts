@@ -6,14 +6,13 @@ import { isRecalledContext } from "../src/assemble/recall-evidence.js";
 import { createLosslessEngineFactory } from "../src/create-lossless-engine.js";
 import { createSemanticRecall } from "../src/embeddings/semantic-recall.js";
 import type { TextEmbedder } from "../src/embeddings/text-embedder.js";
-import { openWordVectorEmbedder } from "../src/embeddings/word-vectors/word-vector-embedder.js";
 import type { LosslessEngine } from "../src/lossless-engine.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
-import { writeTinyVectors } from "./support/word-vectors.js";
+import { tinyEmbedder, writeTinyVectors } from "./support/word-vectors.js";
 
 const engines = new TempEngines();
 afterAll(() => engines.cleanup());
@@ -58,9 +57,8 @@ describe("search by meaning", () => {
   });
 
   it("catches up with messages stored after the index was built, embedding each message once", async () => {
-    const wordVectors = await writeTinyVectors(await engines.directory());
     const engine = await engines.engine();
-    const inner = await openWordVectorEmbedder({ path: wordVectors });
+    const inner = tinyEmbedder();
     let embedded = 0;
     const counting: TextEmbedder = {
       id: inner.id,

@@ -93,7 +93,7 @@ describe("fork subagents", () => {
     expect(message?.id).toBe("parent:m1");
     expect(message?.message).toEqual(userText(NEEDLE, START));
     expect(textOf(page)).toContain(`From the parent conversation ${PARENT.sessionKey}`);
-    expect(textOf(page)).toContain(`[parent:m1 · user`);
+    expect(textOf(page)).toContain(`[parent:m1 user 2025-04-01T09:00Z]`);
     expect(textOf(page)).toContain(NEEDLE);
   });
 

@@ -9,10 +9,11 @@
  * and the lowest-ranked message is dropped until it fits.
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
-import { meaningHitsAfter, type SemanticRecall } from "../embeddings/semantic-recall.js";
+import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
-import type { LosslessStore, SearchHit, StoredMessageHead } from "../store/store.js";
+import type { LosslessStore, StoredMessageHead } from "../store/store.js";
+import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
 
 /** Search words taken from the prompt. */
 const MAX_QUERY_WORDS = 12;
@@ -25,8 +26,6 @@ const CANDIDATES = 40;
 const MAX_RANKED = 200;
 /** Below this room a block would hold nothing useful. */
 const MIN_ROOM_TOKENS = 48;
-/** A header line per message, counted ahead of the exact count. */
-const HEADER_TOKENS = 20;
 
 const BLOCK_MARK = "[Recalled context]";
 const BLOCK_INTRO =
@@ -105,23 +104,33 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
       ? undefined
       : request.meaning.nearestMessages(request.store, request.sessionId, request.query, {
           limit: CANDIDATES * 2,
+          skip: request.inContext,
         }),
   ]);
+  // Meaning-only hits (averaged vectors) follow the words' hits: fusing the two by rank was
+  // measured on the bench's conversations with GloVe vectors (centred) and lost at small budgets
+  // (M1 at 2k 55.1 → 46.4 %), loose neighbours displacing exact matches. Soft term hits rank exact
+  // words themselves, so the full-text hits (phrases, paths) follow them.
   const hits =
     meaningHits === undefined
       ? wordHits
-      : withMeaningAfter(
-          wordHits,
-          meaningHits.filter((hit) => !request.inContext(hit.key)),
-        );
+      : request.meaning?.ranksWords === true
+        ? followedBy(meaningHits, wordHits, CANDIDATES)
+        : followedBy(wordHits, meaningHits, CANDIDATES);
   if (hits.length === 0) return undefined;
   // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
   // result can be tens of kilobytes, and most candidates are never shown).
   const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
   const heads = await request.store.readMessageHeads(request.sessionId, [...new Set(around)]);
   const bySeq = new Map(heads.map((head) => [head.seq, head]));
-  const units = rankUnits(hits, bySeq, request.inContext);
-  const chosen = chooseByRank(units, request.roomTokens);
+  const choice = {
+    hits,
+    bySeq,
+    inContext: request.inContext,
+    roomTokens: request.roomTokens - introTokens(),
+  };
+  const chosen =
+    request.meaning?.ranksWords === true ? chooseHitsThenPartners(choice) : chooseExchanges(choice);
   if (chosen.length === 0) return undefined;
   const stored = await request.store.readMessages(
     request.sessionId,
@@ -140,80 +149,9 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   return undefined;
 }
 
-/**
- * The word hits, then the meaning hits they lack (up to `CANDIDATES` more), scored below every word
- * hit: meaning only fills room the words leave. Fusing the two by rank was measured on the bench's
- * conversations with GloVe vectors (centred) and lost at small budgets (M1 at 2k 55.1 → 46.4 %,
- * at 16k 63.8 → 68.1 %): loose neighbours displaced exact matches.
- */
-function withMeaningAfter(
-  wordHits: ReadonlyArray<SearchHit<number>>,
-  meaningHits: ReadonlyArray<SearchHit<number>>,
-): SearchHit<number>[] {
-  const found = new Set(wordHits.map((hit) => hit.key));
-  let floor = Number.POSITIVE_INFINITY;
-  for (const hit of wordHits) floor = Math.min(floor, Math.max(hit.score, 0));
-  if (!Number.isFinite(floor) || floor === 0) floor = 1;
-  return [...wordHits, ...meaningHitsAfter(meaningHits, (seq) => found.has(seq), floor).slice(0, CANDIDATES)];
-}
-
-/**
- * A hit with the message it belongs with: a user message and the reply after it, or a reply and
- * the user message before it (a question is answered in its reply, and a reply only makes sense
- * with its question). Units are scored by the sum of their messages' scores, so an exchange that
- * matches on both sides ranks first, and listed best first without messages already in context.
- */
-function rankUnits(
-  hits: ReadonlyArray<SearchHit<number>>,
-  bySeq: ReadonlyMap<number, StoredMessageHead>,
-  inContext: (seq: number) => boolean,
-): StoredMessageHead[][] {
-  const units = new Map<number, { score: number; seqs: number[]; order: number }>();
-  for (const [order, hit] of hits.entries()) {
-    const message = bySeq.get(hit.key);
-    if (message === undefined) continue;
-    const partnerSeq = message.role === "user" ? hit.key + 1 : hit.key - 1;
-    const partner = bySeq.get(partnerSeq);
-    const pairs = partner !== undefined && isPartner(message, partner);
-    const seqs = pairs ? [Math.min(hit.key, partnerSeq), Math.max(hit.key, partnerSeq)] : [hit.key];
-    const start = seqs[0] as number;
-    const unit = units.get(start) ?? { score: 0, seqs, order };
-    unit.score += Math.max(0, hit.score);
-    units.set(start, unit);
-  }
-  return [...units.values()]
-    .sort((left, right) => right.score - left.score || left.order - right.order)
-    .map((unit) =>
-      unit.seqs
-        .filter((seq) => !inContext(seq))
-        .map((seq) => bySeq.get(seq))
-        .filter((message): message is StoredMessageHead => message !== undefined),
-    )
-    .filter((unit) => unit.length > 0);
-}
-
-/** A user message and the assistant reply right after it (tool results stand alone). */
-function isPartner(message: StoredMessageHead, partner: StoredMessageHead): boolean {
-  const roles = new Set([message.role, partner.role]);
-  return (
-    roles.has("user") && roles.has("assistant") && (message.role === "user") === partner.seq > message.seq
-  );
-}
-
-/** The best-ranked units whose estimated size fits the room, best first. */
-function chooseByRank(units: readonly StoredMessageHead[][], room: number): StoredMessageHead[][] {
-  let used = Math.ceil(BLOCK_INTRO.length / 3);
-  const chosen: StoredMessageHead[][] = [];
-  const taken = new Set<number>();
-  for (const unit of units) {
-    const fresh = unit.filter((message) => !taken.has(message.seq));
-    const cost = fresh.reduce((sum, message) => sum + message.tokens + HEADER_TOKENS, 0);
-    if (fresh.length === 0 || used + cost > room) continue;
-    used += cost;
-    for (const message of fresh) taken.add(message.seq);
-    chosen.push(fresh);
-  }
-  return chosen;
+/** The intro's size, estimated as the messages' are, ahead of the exact count. */
+function introTokens(): number {
+  return Math.ceil(BLOCK_INTRO.length / 3);
 }
 
 /** The block of the chosen messages (each read back whole into `jsonBySeq`), oldest first. */

@@ -15,19 +15,26 @@
  */
 import type { AgentMessage, Logger } from "@clew/core";
 import { readingBody } from "../recall/message-text.js";
-import type { LosslessStore, SearchHit } from "../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessage } from "../store/store.js";
+import { PagedSessionIndex, SessionIndexes } from "./session-indexes.js";
 import { embedChecked, type TextEmbedder } from "./text-embedder.js";
 
 export interface SemanticRecall {
   /**
+   * Whether the hits already rank exact word matches (soft term matching scores a word itself as
+   * its own nearest neighbour): callers list them first and the full-text hits after. When false
+   * the hits are by meaning only, and fill room after the words' hits.
+   */
+  readonly ranksWords: boolean;
+  /**
    * Stored messages of the session nearest to `query` in meaning, best first, at most `limit`, with
-   * `minScore` as the least cosine similarity kept. Never throws.
+   * `minScore` as the least score kept and the seqs `skip` names left out. Never throws.
    */
   nearestMessages(
     store: LosslessStore,
     sessionId: string,
     query: string,
-    options: { limit: number; minScore?: number },
+    options: { limit: number; minScore?: number; skip?: (seq: number) => boolean },
   ): Promise<SearchHit<number>[]>;
   /** Brings the session's index up to date with the store. Never throws. */
   warm(store: LosslessStore, sessionId: string): Promise<void>;
@@ -41,9 +48,6 @@ export interface SemanticRecallOptions {
   maxSessions?: number;
 }
 
-/** Messages read and embedded per step while an index catches up. */
-const PAGE = 256;
-
 /**
  * Search by meaning with `embedder`, which may still be loading (a promise): searches wait for it,
  * and a load that fails makes every search return nothing, logged once.
@@ -52,85 +56,48 @@ export function createSemanticRecall(
   embedder: TextEmbedder | Promise<TextEmbedder>,
   options: SemanticRecallOptions,
 ): SemanticRecall {
-  const ready = Promise.resolve(embedder);
-  // Nobody may be searching when a load fails; the failure is reported by the first search.
-  ready.catch(() => undefined);
-  const indexes = new Map<string, SessionVectors>();
-  const maxSessions = options.maxSessions ?? 8;
-  const reported = new Set<string>();
-  const report = (sessionId: string, error: unknown) => {
-    const reason = error instanceof Error ? error.message : String(error);
-    if (reported.has(reason)) return;
-    reported.add(reason);
-    options.logger.warn("lossless: search by meaning is unavailable; recall uses words alone", {
-      sessionId,
-      error: reason,
-    });
-  };
-  const indexOf = async (store: LosslessStore, sessionId: string): Promise<SessionVectors> => {
-    const loaded = await ready;
-    let index = indexes.get(sessionId);
-    if (index === undefined || index.store !== store || index.embedder !== loaded)
-      index = new SessionVectors(store, sessionId, loaded);
-    indexes.delete(sessionId);
-    indexes.set(sessionId, index);
-    for (const oldest of indexes.keys()) {
-      if (indexes.size <= maxSessions) break;
-      indexes.delete(oldest);
-    }
-    return index;
-  };
+  const indexes = new SessionIndexes(
+    embedder,
+    (store, sessionId, loaded) => new SessionVectors(store, sessionId, loaded),
+    options,
+  );
   return {
-    async nearestMessages(store, sessionId, query, { limit, minScore = 0 }) {
+    ranksWords: false,
+    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip }) {
       try {
-        const index = await indexOf(store, sessionId);
-        const [queryVectors] = await Promise.all([embedChecked(index.embedder, [query]), index.catchUp()]);
+        const index = await indexes.current(store, sessionId);
+        const queryVectors = await embedChecked(index.embedder, [query]);
         const queryVector = queryVectors[0];
-        return queryVector === undefined ? [] : index.nearest(queryVector, limit, minScore);
+        return queryVector === undefined ? [] : index.nearest(queryVector, limit, minScore, skip);
       } catch (error) {
-        report(sessionId, error);
+        indexes.report(sessionId, error);
         return [];
       }
     },
-    async warm(store, sessionId) {
-      try {
-        await (await indexOf(store, sessionId)).catchUp();
-      } catch (error) {
-        report(sessionId, error);
-      }
-    },
+    warm: (store, sessionId) => indexes.warm(store, sessionId),
     clear: () => indexes.clear(),
   };
 }
 
 /** One session's vectors, in seq order, in growable typed arrays. */
-class SessionVectors {
+class SessionVectors extends PagedSessionIndex<TextEmbedder> {
   private seqs = new Int32Array(1_024);
   /** 1 where the message's vector is not zero (it had a word the embedder knows). */
   private known = new Uint8Array(1_024);
   private vectors: Float32Array;
   private count = 0;
-  private newestSeq = 0;
   /** Sum of the non-zero vectors, and how many there are: the session's mean direction. */
   private readonly sum: Float64Array;
   private nonZero = 0;
-  private catchingUp: Promise<void> | undefined;
 
   constructor(
-    readonly store: LosslessStore,
-    private readonly sessionId: string,
+    store: LosslessStore,
+    sessionId: string,
     readonly embedder: TextEmbedder,
   ) {
+    super(store, sessionId, embedder);
     this.vectors = new Float32Array(this.seqs.length * embedder.dimensions);
     this.sum = new Float64Array(embedder.dimensions);
-  }
-
-  /** One pass at a time: concurrent callers share it. */
-  catchUp(): Promise<void> {
-    this.catchingUp ??= this.readNewMessages().finally(() => {
-      this.catchingUp = undefined;
-    });
-    return this.catchingUp;
   }
 
   /**
@@ -139,7 +106,12 @@ class SessionVectors {
    * per message score them all without keeping centred copies (the mean moves as messages
    * arrive). Messages with no known word (zero vectors) never match.
    */
-  nearest(query: Float32Array, limit: number, minScore: number): SearchHit<number>[] {
+  nearest(
+    query: Float32Array,
+    limit: number,
+    minScore: number,
+    skip: ((seq: number) => boolean) | undefined,
+  ): SearchHit<number>[] {
     const dimensions = this.embedder.dimensions;
     const mean = new Float32Array(dimensions);
     if (this.nonZero > 1)
@@ -150,7 +122,7 @@ class SessionVectors {
     const best: SearchHit<number>[] = [];
     if (queryLength === 0 || dot(query, query, 0) === 0) return best;
     for (let row = 0; row < this.count; row++) {
-      if (this.known[row] === 0) continue;
+      if (this.known[row] === 0 || skip?.(this.seqs[row] ?? 0) === true) continue;
       const offset = row * dimensions;
       const rowMean = dot(mean, this.vectors, offset);
       const rowLength = Math.sqrt(Math.max(1 - 2 * rowMean + meanSquared, 0));
@@ -164,19 +136,10 @@ class SessionVectors {
     return best;
   }
 
-  private async readNewMessages(): Promise<void> {
-    for (;;) {
-      const page = await this.store.readMessageRange(this.sessionId, {
-        afterSeq: this.newestSeq,
-        limit: PAGE,
-      });
-      if (page.length === 0) return;
-      const texts = page.map((stored) => readingBody(JSON.parse(stored.json) as AgentMessage));
-      const vectors = await embedChecked(this.embedder, texts);
-      for (const [index, stored] of page.entries()) this.append(stored.seq, vectors[index] as Float32Array);
-      this.newestSeq = page[page.length - 1]?.seq ?? this.newestSeq;
-      if (page.length < PAGE) return;
-    }
+  protected async addPage(page: readonly StoredMessage[]): Promise<void> {
+    const texts = page.map((stored) => readingBody(JSON.parse(stored.json) as AgentMessage));
+    const vectors = await embedChecked(this.embedder, texts);
+    for (const [index, stored] of page.entries()) this.append(stored.seq, vectors[index] as Float32Array);
   }
 
   private append(seq: number, vector: Float32Array): void {
@@ -218,6 +181,22 @@ export function meaningHitsAfter(
     .map((hit, rank) => ({ key: hit.key, score: floor / (2 + rank) }));
 }
 
+/**
+ * `first`, then at most `limit` hits of `then` it lacks, in their order, scored below every hit of
+ * `first`: one list ranks, the other only fills room after it.
+ */
+export function followedBy(
+  first: readonly SearchHit<number>[],
+  then: readonly SearchHit<number>[],
+  limit: number,
+): SearchHit<number>[] {
+  const found = new Set(first.map((hit) => hit.key));
+  let floor = Number.POSITIVE_INFINITY;
+  for (const hit of first) floor = Math.min(floor, Math.max(hit.score, 0));
+  if (!Number.isFinite(floor) || floor === 0) floor = 1;
+  return [...first, ...meaningHitsAfter(then, (seq) => found.has(seq), floor).slice(0, limit)];
+}
+
 /** The dot product of `vector` and the row of `rows` starting at `offset` (as long as `vector`). */
 function dot(vector: Float32Array, rows: Float32Array, offset: number): number {
   let sum = 0;
@@ -227,7 +206,7 @@ function dot(vector: Float32Array, rows: Float32Array, offset: number): number {
 }
 
 /** Puts `hit` into `best` (kept sorted, best first, at most `limit` long). */
-function insertRanked(best: SearchHit<number>[], hit: SearchHit<number>, limit: number): void {
+export function insertRanked(best: SearchHit<number>[], hit: SearchHit<number>, limit: number): void {
   let at = best.length;
   while (at > 0 && (best[at - 1]?.score ?? 0) < hit.score) at--;
   best.splice(at, 0, hit);

@@ -17,8 +17,18 @@ export function parseMessageLabel(id: string): number | undefined {
   return Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
 }
 
+/**
+ * `[m12 user 2024-05-01T09:30Z]`: id, role and time to the minute. Evidence blocks repeat it for
+ * every message, many of them a sentence long, so it is kept short: 16 tokens (o200k) against 22
+ * for a separated header with a full timestamp, a seventh of a short message's room.
+ */
 export function readingHeader(seq: number, role: string, createdAt: number): string {
-  return `[${messageLabel(seq)} · ${role} · ${isoTime(createdAt)}]`;
+  return `[${messageLabel(seq)} ${role} ${minuteTime(createdAt)}]`;
+}
+
+/** ISO 8601 to the minute, in UTC: `2024-05-01T09:30Z`. */
+export function minuteTime(epochMs: number): string {
+  return Number.isFinite(epochMs) ? `${new Date(epochMs).toISOString().slice(0, 16)}Z` : "unknown";
 }
 
 /** The body of a message for reading; every character of its text parts, unchanged. */

@@ -18,6 +18,11 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
+/** Whether `word` (lower-cased) is an English function word, never worth searching for. */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
 /** Leading and trailing characters that are punctuation, not part of a word or code. */
 const EDGE_PUNCTUATION = /^[\s"'`([{<«“‘.,;:!?*_~-]+|[\s"'`)\]}>»”’.,;:!?*_~-]+$/gu;
 const POSSESSIVE = /['’]s$/iu;

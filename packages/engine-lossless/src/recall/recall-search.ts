@@ -1,4 +1,4 @@
-import { meaningHitsAfter, type SemanticRecall } from "../embeddings/semantic-recall.js";
+import { followedBy, meaningHitsAfter, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore, SearchHit, StoredSummary } from "../store/store.js";
 import { messageLabel, parseMessageLabel, snippetOf } from "./message-text.js";
 import { queryWords } from "./query-words.js";
@@ -51,7 +51,13 @@ export async function recallSearch(
     meaning?.nearestMessages(store, sessionId, query, { limit: LIST_DEPTH }) ?? [],
   ]);
   const reads = new RecallReads(store, sessionId);
-  const byCoverage = await byTermsCovered(reads, messageHits, terms);
+  // Soft term hits rank the words themselves too: they lead the message list (on the bench's
+  // conversations with GloVe vectors, M2 recall@5 55.8 → 68.1 %, recall@25 55.8 → 89.1 %), and
+  // the full-text hits they lack (phrases, paths, words the vectors do not know) follow.
+  const wordsRanked = meaning?.ranksWords === true;
+  const textFound = new Set(messageHits.map((hit) => hit.key));
+  const messageList = wordsRanked ? followedBy(meaningHits, messageHits, LIST_DEPTH) : messageHits;
+  const byCoverage = await byTermsCovered(reads, messageList, terms);
   const fused = new Map<string, { score: number; matchedBy: RecallMatch[] }>();
   const add = (id: string, rank: number, match: RecallMatch) => {
     const entry = fused.get(id) ?? { score: 0, matchedBy: [] };
@@ -59,7 +65,8 @@ export async function recallSearch(
     if (!entry.matchedBy.includes(match)) entry.matchedBy.push(match);
     fused.set(id, entry);
   };
-  for (const [rank, hit] of byCoverage.entries()) add(messageLabel(hit.key), rank, "text");
+  for (const [rank, hit] of byCoverage.entries())
+    add(messageLabel(hit.key), rank, textFound.has(hit.key) ? "text" : "meaning");
   for (const [rank, hit] of summaryHits.entries()) add(hit.key, rank, "summary");
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
   const anchored = await reads.summaries(anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key));
@@ -69,7 +76,10 @@ export async function recallSearch(
   });
   const ranked = [...fused].sort(([, left], [, right]) => right.score - left.score);
   const listed = await coveringSummariesLast(reads, ranked, limit);
-  const top = [...listed, ...meaningAfter(fused, meaningHits)].slice(0, Math.max(0, limit));
+  const top = [...listed, ...(wordsRanked ? [] : meaningAfter(fused, meaningHits))].slice(
+    0,
+    Math.max(0, limit),
+  );
   return describeHits(reads, terms, top);
 }
 

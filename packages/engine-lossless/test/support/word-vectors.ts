@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { TextEmbedder } from "../../src/embeddings/text-embedder.js";
 
 /**
  * A tiny GloVe-format file: frequent function words first (they weigh little), then words on four
@@ -40,4 +41,25 @@ export async function writeTinyVectors(directory: string, name = "tiny.txt"): Pr
   const path = join(directory, name);
   await writeFile(path, tinyVectorsText());
   return path;
+}
+
+/**
+ * A whole-text embedder over `TINY_VECTORS`: the sum of the vectors of a text's known words. The
+ * lossless engine embeds words this way only in tests; it is here to drive the embedder seam.
+ */
+export function tinyEmbedder(id = "tiny-sum"): TextEmbedder {
+  const vectors = new Map(TINY_VECTORS);
+  return {
+    id,
+    dimensions: 4,
+    embed: async (texts) =>
+      texts.map((text) => {
+        const sum = new Float32Array(4);
+        for (const word of text.toLowerCase().match(/[a-z]+/g) ?? [])
+          vectors.get(word)?.forEach((value, index) => {
+            sum[index] = (sum[index] ?? 0) + value;
+          });
+        return sum;
+      }),
+  };
 }

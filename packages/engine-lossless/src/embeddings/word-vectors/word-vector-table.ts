@@ -34,6 +34,9 @@ export class WordVectorFileError extends Error {
 
 const CACHE_MAGIC = "CLEWVEC1";
 
+/** Words kept from a file, most frequent first: enough for names, places and brands. */
+export const DEFAULT_MAX_WORDS = 200_000;
+
 /** The table of the file at `path`, from its binary cache when that is current. */
 export async function loadWordVectorTable(path: string, maxWords: number): Promise<WordVectorTable> {
   const source = await stat(path).catch((error: NodeJS.ErrnoException) => {

@@ -1,0 +1,231 @@
+/**
+ * One session's words, for soft term matching: every distinct word of every stored message (its
+ * readable text, up to `MAX_TEXT_CHARS`), with the messages it occurs in (postings) and, for words
+ * the vector table knows, a unit vector. A query word is matched against the session's vocabulary,
+ * not the whole table, so its neighbours are words the session actually uses.
+ *
+ * Scoring is BM25 with a soft term frequency: a query word counts in a message through the
+ * message's word nearest to it in meaning (cosine ≥ `minSimilarity`; the word itself counts 1),
+ * weighted by that word's rarity in the session. "What car does she drive?" then meets "I bought a
+ * used Volvo 240" through car ≈ volvo, and an exact match still outranks any neighbour of it.
+ */
+import type { AgentMessage } from "@clew/core";
+import { readingBody } from "../../recall/message-text.js";
+import { isStopword } from "../../recall/query-words.js";
+import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
+import { insertRanked } from "../semantic-recall.js";
+import { PagedSessionIndex } from "../session-indexes.js";
+import type { WordVectorTable } from "./word-vector-table.js";
+
+/** Characters of a message that are indexed: a long tool output counts by its opening. */
+const MAX_TEXT_CHARS = 4_000;
+const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
+/** Nearest session words a query word may match through; bounds the postings read per word. */
+const MAX_NEIGHBOURS = 48;
+/**
+ * Postings scored per session word: its newest ones. A word in more messages than this is common
+ * (its rarity weight is low), and its older matches are what the full-text hits that follow these
+ * still cover; without the cap one prompt at 50k messages took 25–70 ms.
+ */
+const MAX_POSTINGS = 256;
+/** Query words searched: the rarest, as the table ranks them (words it lacks count as rarest). */
+const MAX_QUERY_TERMS = 12;
+/** A neighbour in more than this share of the messages (and more than `MIN_COMMON`) is skipped. */
+const COMMON_SHARE = 0.1;
+const MIN_COMMON = 50;
+/** BM25's usual constants. */
+const K1 = 1.2;
+const B = 0.75;
+
+interface Neighbour {
+  word: number;
+  similarity: number;
+}
+
+/** A query word's neighbours among the first `scanned` vocabulary words. */
+interface NeighbourList {
+  neighbours: Neighbour[];
+  scanned: number;
+}
+
+export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
+  private readonly vocabulary = new Map<string, number>();
+  private postings: number[][] = [];
+  /** Per vocabulary word, its row among `vectors`, or -1 when the table does not know it. */
+  private vectorRows: number[] = [];
+  private vectors = new Float32Array(0);
+  private vectorCount = 0;
+  private seqs: number[] = [];
+  private lengths: number[] = [];
+  private totalLength = 0;
+  /** Neighbour lists of recent query words, extended as the vocabulary grows. */
+  private readonly neighbourCache = new Map<string, NeighbourList>();
+
+  constructor(
+    store: LosslessStore,
+    sessionId: string,
+    private readonly table: WordVectorTable,
+    private readonly minSimilarity: number,
+  ) {
+    super(store, sessionId, table);
+  }
+
+  /** The best `limit` messages for `query`'s words, leaving out the seqs `skip` names. */
+  search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
+    const count = this.seqs.length;
+    if (count === 0) return [];
+    const averageLength = this.totalLength / count;
+    const totals = new Float64Array(count);
+    const termBest = new Float64Array(count);
+    const touched: number[] = [];
+    for (const word of this.rarestFirst(queryTerms(query)).slice(0, MAX_QUERY_TERMS)) {
+      for (const neighbour of this.neighboursOf(word)) {
+        const postings = this.postings[neighbour.word] ?? [];
+        // A stand-in as common as this says little about any one message, and would cost a pass
+        // over a large share of the session.
+        if (neighbour.similarity < 1 && postings.length > Math.max(MIN_COMMON, count * COMMON_SHARE))
+          continue;
+        const rarity = Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
+        // Postings are in message order: the newest come last.
+        for (let at = Math.max(0, postings.length - MAX_POSTINGS); at < postings.length; at++) {
+          const row = postings[at] as number;
+          const norm = 1 - B + (B * (this.lengths[row] ?? 0)) / averageLength;
+          const score = (rarity * neighbour.similarity * (K1 + 1)) / (neighbour.similarity + K1 * norm);
+          const previous = termBest[row] ?? 0;
+          if (previous === 0) touched.push(row);
+          if (score > previous) termBest[row] = score;
+        }
+      }
+      for (const row of touched) {
+        totals[row] = (totals[row] ?? 0) + (termBest[row] ?? 0);
+        termBest[row] = 0;
+      }
+      touched.length = 0;
+    }
+    // Tens of thousands of rows can score at 50k messages; only the best `limit` are kept, the
+    // newer first among equals (rows are scanned newest first).
+    const best: SearchHit<number>[] = [];
+    for (let row = count - 1; row >= 0; row--) {
+      const score = totals[row] ?? 0;
+      if (score === 0 || (best.length >= limit && score <= (best[best.length - 1]?.score ?? 0))) continue;
+      const seq = this.seqs[row] ?? 0;
+      if (skip === undefined || !skip(seq)) insertRanked(best, { key: seq, score }, limit);
+    }
+    return best;
+  }
+
+  /** `words` with the least frequent first, by their rank in the table (its files list the most frequent first). */
+  private rarestFirst(words: string[]): string[] {
+    const rank = (word: string) => this.table.rows.get(word) ?? Number.MAX_SAFE_INTEGER;
+    return words.length <= MAX_QUERY_TERMS
+      ? words
+      : [...words].sort((left, right) => rank(right) - rank(left));
+  }
+
+  /** The word itself (when the session uses it) and its nearest session words by meaning. */
+  private neighboursOf(word: string): Neighbour[] {
+    let list = this.neighbourCache.get(word);
+    if (list === undefined) {
+      list = { neighbours: [], scanned: 0 };
+      if (this.neighbourCache.size >= 512) this.neighbourCache.clear();
+      this.neighbourCache.set(word, list);
+    }
+    if (list.scanned < this.vectorRows.length) this.extend(word, list);
+    return list.neighbours;
+  }
+
+  /** Adds the neighbours among vocabulary words added since the list was last extended. */
+  private extend(word: string, list: NeighbourList): void {
+    const from = list.scanned;
+    list.scanned = this.vectorRows.length;
+    const own = this.vocabulary.get(word);
+    if (own !== undefined && own >= from) list.neighbours.unshift({ word: own, similarity: 1 });
+    const query = this.table.rows.get(word);
+    if (query === undefined) return;
+    const queryVector = unitRow(this.table, query);
+    const dimensions = this.table.dimensions;
+    for (let vocabularyWord = from; vocabularyWord < list.scanned; vocabularyWord++) {
+      const row = this.vectorRows[vocabularyWord] ?? -1;
+      if (row < 0 || vocabularyWord === own) continue;
+      let similarity = 0;
+      const offset = row * dimensions;
+      for (let dimension = 0; dimension < dimensions; dimension++)
+        similarity += (queryVector[dimension] ?? 0) * (this.vectors[offset + dimension] ?? 0);
+      if (similarity >= this.minSimilarity) list.neighbours.push({ word: vocabularyWord, similarity });
+    }
+    list.neighbours.sort((left, right) => right.similarity - left.similarity);
+    list.neighbours.length = Math.min(list.neighbours.length, MAX_NEIGHBOURS);
+  }
+
+  protected addPage(page: readonly StoredMessage[]): void {
+    for (const stored of page) this.add(stored.seq, readingBody(JSON.parse(stored.json) as AgentMessage));
+  }
+
+  private add(seq: number, text: string): void {
+    const row = this.seqs.length;
+    this.seqs.push(seq);
+    let length = 0;
+    const seen = new Set<number>();
+    for (const match of text.slice(0, MAX_TEXT_CHARS).toLowerCase().matchAll(WORD)) {
+      length++;
+      if (isStopword(match[0])) continue;
+      const word = this.wordId(match[0]);
+      if (seen.has(word)) continue;
+      seen.add(word);
+      this.postings[word]?.push(row);
+    }
+    this.lengths.push(length);
+    this.totalLength += length;
+  }
+
+  private wordId(word: string): number {
+    const known = this.vocabulary.get(word);
+    if (known !== undefined) return known;
+    const id = this.postings.length;
+    this.vocabulary.set(word, id);
+    this.postings.push([]);
+    const tableRow = this.table.rows.get(word);
+    if (tableRow === undefined) {
+      this.vectorRows.push(-1);
+      return id;
+    }
+    const dimensions = this.table.dimensions;
+    if ((this.vectorCount + 1) * dimensions > this.vectors.length) {
+      const grown = new Float32Array(Math.max(1_024, this.vectorCount * 2) * dimensions);
+      grown.set(this.vectors);
+      this.vectors = grown;
+    }
+    this.vectors.set(unitRow(this.table, tableRow), this.vectorCount * dimensions);
+    this.vectorRows.push(this.vectorCount);
+    this.vectorCount++;
+    return id;
+  }
+}
+
+/** A query's distinct lower-cased words, as messages are split, without function words. */
+export function queryTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const match of query.toLowerCase().matchAll(WORD)) {
+    const word = match[0].replace(/['’]s$/u, "");
+    if (!isStopword(word) && (word.length > 1 || /\p{N}/u.test(word))) terms.add(word);
+  }
+  return [...terms];
+}
+
+/** Row `row` of the table as a unit vector of floats. */
+function unitRow(table: WordVectorTable, row: number): Float32Array {
+  const dimensions = table.dimensions;
+  const scale = table.scales[row] ?? 0;
+  const vector = new Float32Array(dimensions);
+  let sum = 0;
+  for (let dimension = 0; dimension < dimensions; dimension++) {
+    const value = (table.components[row * dimensions + dimension] ?? 0) * scale;
+    vector[dimension] = value;
+    sum += value * value;
+  }
+  if (sum === 0) return vector;
+  const inverse = 1 / Math.sqrt(sum);
+  for (let dimension = 0; dimension < dimensions; dimension++)
+    vector[dimension] = (vector[dimension] ?? 0) * inverse;
+  return vector;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { chooseExchanges, chooseHitsThenPartners, type UnitChoice } from "../src/assemble/evidence-units.js";
+import type { StoredMessageHead } from "../src/store/store.js";
+
+/** Seqs 1–4: user, assistant, user, assistant; 10 tokens each (26 with the header estimate). */
+const heads: StoredMessageHead[] = [1, 2, 3, 4].map((seq) => ({
+  seq,
+  role: seq % 2 === 1 ? "user" : "assistant",
+  createdAt: seq,
+  tokens: 10,
+}));
+
+function choice(roomTokens: number, inContext: (seq: number) => boolean = () => false): UnitChoice {
+  return {
+    hits: [
+      { key: 3, score: 2 },
+      { key: 1, score: 1 },
+    ],
+    bySeq: new Map(heads.map((head) => [head.seq, head])),
+    inContext,
+    roomTokens,
+  };
+}
+
+const seqsOf = (units: StoredMessageHead[][]) => units.map((unit) => unit.map((head) => head.seq));
+
+describe("evidence units", () => {
+  it("whole exchanges: a hit comes with its partner or not at all", () => {
+    expect(seqsOf(chooseExchanges(choice(78)))).toEqual([[3, 4]]);
+    expect(seqsOf(chooseExchanges(choice(104)))).toEqual([
+      [3, 4],
+      [1, 2],
+    ]);
+  });
+
+  it("hits first: every hit that fits, then partners in the room left, in rank order", () => {
+    expect(seqsOf(chooseHitsThenPartners(choice(78)))).toEqual([[3, 4], [1]]);
+    expect(seqsOf(chooseHitsThenPartners(choice(52)))).toEqual([[3], [1]]);
+    expect(seqsOf(chooseHitsThenPartners(choice(30)))).toEqual([[3]]);
+  });
+
+  it("never repeats what is already in context", () => {
+    const inContext = (seq: number) => seq === 4 || seq === 1;
+    expect(seqsOf(chooseHitsThenPartners(choice(200, inContext)))).toEqual([[3]]);
+    expect(seqsOf(chooseExchanges(choice(200, inContext)))).toEqual([[3], [2]]);
+  });
+});

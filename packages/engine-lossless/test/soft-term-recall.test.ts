@@ -1,0 +1,145 @@
+import type { AgentMessage, Logger } from "@clew/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
+import {
+  loadWordVectorTable,
+  type WordVectorTable,
+} from "../src/embeddings/word-vectors/word-vector-table.js";
+import type { LosslessStore } from "../src/store/store.js";
+import { userText } from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
+import { TempEngines } from "./support/temp-engine.js";
+import { writeTinyVectors } from "./support/word-vectors.js";
+
+const engines = new TempEngines();
+afterAll(() => engines.cleanup());
+const START = Date.UTC(2025, 3, 1, 9);
+const silent: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+async function tinyTable(): Promise<WordVectorTable> {
+  return loadWordVectorTable(await writeTinyVectors(await engines.directory()), 100);
+}
+
+/** An engine's store holding `texts` as user messages (seq n+1 for texts[n]), and the rows it reads. */
+async function storeWith(
+  texts: readonly string[],
+): Promise<{ store: LosslessStore; rowsRead: () => number; add(texts: readonly string[]): Promise<void> }> {
+  const engine = await engines.engine();
+  let messages: AgentMessage[] = texts.map((text, index) => userText(text, START + index));
+  await stored(engine, "s", messages);
+  const inner = (engine as unknown as { store: LosslessStore }).store;
+  let rows = 0;
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property !== "readMessageRange") return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
+        const page = await target.readMessageRange(...args);
+        rows += page.length;
+        return page;
+      };
+    },
+  });
+  return {
+    store,
+    rowsRead: () => rows,
+    async add(more) {
+      messages = [...messages, ...more.map((text, index) => userText(text, START + messages.length + index))];
+      await stored(engine, "s", messages);
+    },
+  };
+}
+
+describe("soft term matching over word vectors", () => {
+  it("matches a query word through the session's words nearest to it, the word itself first", async () => {
+    const { store } = await storeWith([
+      "I bought a used Volvo yesterday.",
+      "The car is parked outside.",
+      "I have been cooking tagine every Sunday.",
+    ]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    expect(recall.ranksWords).toBe(true);
+    const hits = await recall.nearestMessages(store, "s", "Where is the car?", { limit: 5 });
+    expect(hits.map((hit) => hit.key)).toEqual([2, 1]);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? Number.POSITIVE_INFINITY);
+  });
+
+  it("matches words the vectors do not know exactly, and function words not at all", async () => {
+    const { store } = await storeWith([
+      "Rotated the deploy token NDL-7K2M9QXA today.",
+      "Nothing else happened.",
+    ]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const code = await recall.nearestMessages(store, "s", "where is NDL-7K2M9QXA?", { limit: 5 });
+    expect(code.map((hit) => hit.key)).toEqual([1]);
+    expect(await recall.nearestMessages(store, "s", "what is the", { limit: 5 })).toEqual([]);
+  });
+
+  it("keeps a neighbour only from minSimilarity up", async () => {
+    // cos(car, bought) is about 0.91 in the tiny table.
+    const { store } = await storeWith(["I bought bread."]);
+    const table = await tinyTable();
+    const loose = createSoftTermRecall(table, { logger: silent });
+    const strict = createSoftTermRecall(table, { logger: silent, minSimilarity: 0.95 });
+    expect(await loose.nearestMessages(store, "s", "car", { limit: 5 })).toHaveLength(1);
+    expect(await strict.nearestMessages(store, "s", "car", { limit: 5 })).toEqual([]);
+  });
+
+  it("catches up with later messages, reading each stored message once, and finds them by meaning", async () => {
+    const session = await storeWith(["I have been cooking tagine every Sunday."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    expect(await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).toEqual([]);
+    await session.add(["I bought a used Volvo yesterday.", "Dinner was late."]);
+    const hits = await recall.nearestMessages(session.store, "s", "car", { limit: 5 });
+    expect(hits.map((hit) => hit.key)).toEqual([2]);
+    await recall.nearestMessages(session.store, "s", "dinner", { limit: 5 });
+    expect(session.rowsRead()).toBe(3);
+  });
+
+  it("answers a search after a few pages and indexes a long session in the background", async () => {
+    const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
+    const session = await storeWith([...filler, "The car is parked outside."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    // 3,000 messages are 12 pages; a search reads 8 before it answers.
+    expect(await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).toEqual([]);
+    await recall.warm(session.store, "s");
+    expect(
+      (await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).map((hit) => hit.key),
+    ).toEqual([3_000]);
+    expect(session.rowsRead()).toBe(3_000);
+  });
+
+  it("leaves out the seqs the caller skips", async () => {
+    const { store } = await storeWith(["I bought a used Volvo yesterday.", "The car is parked outside."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const hits = await recall.nearestMessages(store, "s", "car", { limit: 5, skip: (seq) => seq === 2 });
+    expect(hits.map((hit) => hit.key)).toEqual([1]);
+  });
+
+  it("skips a stand-in word most messages use, never the query's own word", async () => {
+    const texts = Array.from({ length: 100 }, (_, index) =>
+      index < 60 ? `volvo note ${index}` : `plain note ${index}`,
+    );
+    const { store } = await storeWith([...texts, "The car is parked outside."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const car = await recall.nearestMessages(store, "s", "car", { limit: 10 });
+    expect(car.map((hit) => hit.key)).toEqual([101]);
+    const volvo = await recall.nearestMessages(store, "s", "volvo", { limit: 100 });
+    expect(volvo).toHaveLength(61); // the 60 exact matches, and "car" as a rare stand-in
+  });
+
+  it("turns a table that failed to load into no hits", async () => {
+    const { store } = await storeWith(["The car is parked outside."]);
+    const warnings: string[] = [];
+    const recall = createSoftTermRecall(loadWordVectorTable("/nonexistent/vectors.txt", 10), {
+      logger: { ...silent, warn: (message) => warnings.push(message) },
+    });
+    expect(await recall.nearestMessages(store, "s", "car", { limit: 5 })).toEqual([]);
+    await recall.warm(store, "s");
+    expect(warnings).toEqual(["lossless: search by meaning is unavailable; recall uses words alone"]);
+  });
+});
