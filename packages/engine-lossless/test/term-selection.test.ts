@@ -51,6 +51,48 @@ describe("search term selection (sqlite)", () => {
     }
   });
 
+  it("takes a phrase of common words as common without matching it, unless nothing rarer is asked", async () => {
+    await store.searchMessages("s1", ["deploy"], 1); // brings the deferred full-text index up to date
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const phraseReads: string[] = [];
+      // Counts the reads of phrase match ids, the costly query a phrase of common words avoids.
+      const counting = new Proxy(database, {
+        get(target, property) {
+          if (property !== "prepare") return Reflect.get(target, property, target);
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            if (!sql.includes("ORDER BY rowid DESC LIMIT ?") || sql.includes("count(*)")) return statement;
+            const all = statement.all.bind(statement);
+            return Object.assign(statement, {
+              all: (...args: unknown[]) => {
+                phraseReads.push(String(args[0]));
+                return all(...args);
+              },
+            });
+          };
+        },
+      });
+      const selection = new TermSelection(counting);
+      expect(selection.selectCounted(["log line", "kestrel"]).map((entry) => entry.term)).toEqual([
+        "kestrel",
+      ]);
+      expect(phraseReads).toEqual([]);
+      const common = selection.selectCounted(["log line", "deploy"]);
+      expect(common.map((entry) => [entry.term, entry.newestIds?.length])).toEqual([
+        ["log line", 200],
+        ["deploy", undefined],
+      ]);
+      expect(phraseReads).toEqual(['"log line"']);
+      // A phrase with a rare word is matched: its matches are few and it ranks.
+      expect(selection.selectCounted(["line kestrel", "deploy"]).map((entry) => entry.term)).toEqual([
+        "line kestrel",
+      ]);
+    } finally {
+      database.close();
+    }
+  });
+
   it("keeps every term in a store too small for any term to be common", async () => {
     const small = openSqliteStore(join(directory, "small.db"), { backgroundIndexDelayMs: false });
     try {

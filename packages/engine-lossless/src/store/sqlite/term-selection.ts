@@ -91,15 +91,31 @@ export class TermSelection {
     const storeSize = this.storeSize();
     const cap = capFor(storeSize);
     const counted = terms.map((term, index) => {
-      const expression = matchExpression([term]);
-      if (expression !== undefined && (term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS) {
-        const newestIds = this.newestIds.all(expression, cap) as number[];
-        return { term, index, matches: newestIds.length, capped: newestIds.length >= cap, newestIds };
+      const words = term.match(WORD_RUN) ?? [];
+      if (words.length < PHRASE_WORDS || matchExpression([term]) === undefined) {
+        const matches = this.keptMatches(term, cap, storeSize);
+        return { term, index, matches, capped: matches >= cap };
       }
-      const matches = this.keptMatches(term, cap, storeSize);
-      return { term, index, matches, capped: matches >= cap };
+      // A phrase whose every word is common is taken as common without matching it: that
+      // match is the costly one (FTS5 checks positions wherever the common words meet), and
+      // a prompt's pasted paths are mostly such phrases.
+      const common = words.every((word) => this.keptMatches(word, cap, storeSize) >= cap);
+      return common ? { term, index, matches: cap, capped: true } : { ...this.phraseIds(term, cap), index };
     });
-    return this.selectFrom(counted);
+    // Kept only when nothing rarer was found: matched after all.
+    return this.selectFrom(counted).map((entry) =>
+      entry.capped &&
+      entry.newestIds === undefined &&
+      (entry.term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS
+        ? this.phraseIds(entry.term, cap)
+        : entry,
+    );
+  }
+
+  /** A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`). */
+  private phraseIds(term: string, cap: number): CountedTerm {
+    const newestIds = this.newestIds.all(matchExpression([term]), cap) as number[];
+    return { term, matches: newestIds.length, capped: newestIds.length >= cap, newestIds };
   }
 
   /** The highest message row id: the store's size, as far as commonness goes. */
