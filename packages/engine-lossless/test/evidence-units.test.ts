@@ -34,7 +34,9 @@ describe("evidence units", () => {
   });
 
   it("hits first: every hit that fits, then partners in the room left, in rank order", () => {
-    expect(seqsOf(chooseHitsThenPartners(choice(78)))).toEqual([[3, 4], [1]]);
+    // In the order taken: a block trimmed from the end loses the partners first.
+    expect(seqsOf(chooseHitsThenPartners(choice(78)))).toEqual([[3], [1], [4]]);
+    expect(seqsOf(chooseHitsThenPartners(choice(104)))).toEqual([[3], [1], [4], [2]]);
     expect(seqsOf(chooseHitsThenPartners(choice(52)))).toEqual([[3], [1]]);
     expect(seqsOf(chooseHitsThenPartners(choice(30)))).toEqual([[3]]);
   });

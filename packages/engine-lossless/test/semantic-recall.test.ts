@@ -49,6 +49,37 @@ describe("search by meaning", () => {
     expect((car.details.hits as Array<{ id: string }>)[0]?.id).toBe("m3");
   });
 
+  it("an engine with an embedder lists meaning hits after the words, and recalls them as evidence", async () => {
+    const engine = await engines.engine({ embedder: tinyEmbedder() });
+    await stored(engine, "s", conversation);
+    const { search } = recallToolsOf(engine, "s");
+    const hits = (await search.execute("1", { query: "which novel is halfway read" })).details.hits as Array<{
+      id: string;
+      matchedBy: string[];
+    }>;
+    // "halfway" is a word of m1: found by the words and by meaning.
+    expect(hits[0]).toMatchObject({ id: "m1", matchedBy: ["text", "meaning"] });
+    const car = (await search.execute("1", { query: "what car does she drive" })).details.hits as Array<{
+      id: string;
+      matchedBy: string[];
+    }>;
+    expect(car[0]).toMatchObject({ id: "m3", matchedBy: ["meaning"] });
+    const messages = [...conversation];
+    for (let turn = 0; turn < 40; turn++)
+      messages.push(userText(`Notes ${turn}: ${fillerText(300, turn + 1)}`, START + 10_000 + turn));
+    await stored(engine, "s", messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages,
+      tokenBudget: 3_000,
+      prompt: "Which car should I drive?",
+    });
+    expect(JSON.stringify(result.messages.find(isRecalledContext))).toContain(
+      "I bought a used Volvo yesterday.",
+    );
+  });
+
   it("without an embedder, the same query finds nothing (words alone)", async () => {
     const engine = await engines.engine();
     await stored(engine, "s", conversation);

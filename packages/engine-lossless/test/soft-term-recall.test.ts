@@ -25,9 +25,13 @@ async function tinyTable(): Promise<WordVectorTable> {
   return loadWordVectorTable(await writeTinyVectors(await engines.directory()), 100);
 }
 
-/** An engine's store holding `texts` as user messages (seq n+1 for texts[n]), and the rows it reads. */
+/**
+ * An engine's store holding `texts` as user messages (seq n+1 for texts[n]), and the rows it
+ * reads; `unreadable` seqs come back with JSON that does not parse.
+ */
 async function storeWith(
   texts: readonly string[],
+  unreadable: ReadonlySet<number> = new Set(),
 ): Promise<{ store: LosslessStore; rowsRead: () => number; add(texts: readonly string[]): Promise<void> }> {
   const engine = await engines.engine();
   let messages: AgentMessage[] = texts.map((text, index) => userText(text, START + index));
@@ -40,7 +44,7 @@ async function storeWith(
       return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
         const page = await target.readMessageRange(...args);
         rows += page.length;
-        return page;
+        return page.map((row) => (unreadable.has(row.seq) ? { ...row, json: "{not json" } : row));
       };
     },
   });
@@ -77,6 +81,51 @@ describe("soft term matching over word vectors", () => {
     const code = await recall.nearestMessages(store, "s", "where is NDL-7K2M9QXA?", { limit: 5 });
     expect(code.map((hit) => hit.key)).toEqual([1]);
     expect(await recall.nearestMessages(store, "s", "what is the", { limit: 5 })).toEqual([]);
+  });
+
+  it("indexes a possessive as its word, as queries are read", async () => {
+    const { store } = await storeWith(["Caroline's Volvo broke down.", "Nothing else happened."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const hits = await recall.nearestMessages(store, "s", "Where is Caroline?", { limit: 5 });
+    expect(hits.map((hit) => hit.key)).toEqual([1]);
+  });
+
+  it("counts a message it cannot read as empty, and indexes every other message once", async () => {
+    const { store } = await storeWith(
+      ["The car is parked outside.", "The car broke down.", "I drive a car to work."],
+      new Set([2]),
+    );
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    for (let search = 0; search < 3; search++) {
+      const hits = await recall.nearestMessages(store, "s", "car", { limit: 10 });
+      expect(hits.map((hit) => hit.key).sort()).toEqual([1, 3]);
+    }
+  });
+
+  it("scores a word's newest 256 occurrences, and searches a query's 12 rarest words", async () => {
+    const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
+    const { store } = await storeWith([...notes, "The osprey nested."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const kestrels = await recall.nearestMessages(store, "s", "kestrel", { limit: 400 });
+    expect(kestrels).toHaveLength(256);
+    expect(Math.min(...kestrels.map((hit) => hit.key))).toBe(45);
+    // Thirteen words the table does not know rank alike: the first twelve are searched.
+    const unknown = Array.from({ length: 12 }, (_, index) => `zq${index}x`).join(" ");
+    expect(await recall.nearestMessages(store, "s", `${unknown} osprey`, { limit: 5 })).toEqual([]);
+    // Known words are more frequent than any word the table lacks: those are dropped first.
+    const known = "novel reading book halfway drive bought dinner cooking tagine concert cello lessons";
+    const osprey = await recall.nearestMessages(store, "s", `${known} osprey`, { limit: 5 });
+    expect(osprey.map((hit) => hit.key)).toEqual([301]);
+  });
+
+  it("stops indexing in the background once its indexes are cleared", async () => {
+    const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
+    const session = await storeWith([...filler, "The car is parked outside."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    await recall.nearestMessages(session.store, "s", "car", { limit: 5 });
+    recall.clear();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(session.rowsRead()).toBeLessThan(3_000);
   });
 
   it("keeps a neighbour only from minSimilarity up", async () => {

@@ -18,7 +18,7 @@ export interface EvidenceCacheOptions {
   /** Most tokens the block may take (`recallMaxTokens`). */
   recallMaxTokens: number;
   logger: Logger;
-  /** Search by meaning, when the engine has an embedder. */
+  /** Search by meaning, when the engine has word vectors or an embedder. */
   meaning?: SemanticRecall | undefined;
 }
 

@@ -28,7 +28,8 @@ export interface UnitChoice {
 
 /**
  * Whole exchanges, scored by the sum of their messages' scores (an exchange that matches on both
- * sides ranks first), chosen best first while they fit. Units in the order chosen.
+ * sides ranks first), chosen best first while they fit. Units in the order chosen, which is the
+ * order a block too large for its room drops them in, from the end.
  */
 export function chooseExchanges(choice: UnitChoice): StoredMessageHead[][] {
   const units = new Map<number, { score: number; seqs: number[]; order: number }>();
@@ -60,22 +61,24 @@ export function chooseExchanges(choice: UnitChoice): StoredMessageHead[][] {
 
 /**
  * Each hit on its own, best first while it fits; then, in the same order, each chosen hit's
- * partner where room is left. Units (a hit and its partner, when taken) in the order chosen.
+ * partner where room is left. One message per unit, in the order taken: the hits, then the
+ * partners (so a block trimmed from the end loses partners before hits).
  */
 export function chooseHitsThenPartners(choice: UnitChoice): StoredMessageHead[][] {
   const budget = new Room(choice.roomTokens);
-  const chosen: StoredMessageHead[][] = [];
+  const hits: StoredMessageHead[] = [];
   for (const hit of choice.hits) {
     const message = choice.bySeq.get(hit.key);
     if (message === undefined || choice.inContext(hit.key) || budget.has(hit.key)) continue;
-    if (budget.take([message])) chosen.push([message]);
+    if (budget.take([message])) hits.push(message);
   }
-  for (const unit of chosen) {
-    const partner = partnerOf(unit[0] as StoredMessageHead, choice.bySeq);
+  const partners: StoredMessageHead[] = [];
+  for (const hit of hits) {
+    const partner = partnerOf(hit, choice.bySeq);
     if (partner === undefined || choice.inContext(partner.seq) || budget.has(partner.seq)) continue;
-    if (budget.take([partner])) unit.push(partner);
+    if (budget.take([partner])) partners.push(partner);
   }
-  return chosen;
+  return [...hits, ...partners].map((message) => [message]);
 }
 
 /** The message `message` belongs with, when its head is known: see the file comment. */

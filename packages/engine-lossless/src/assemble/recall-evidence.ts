@@ -79,7 +79,7 @@ export interface EvidenceRequest {
   /** Most tokens the block may take. */
   roomTokens: number;
   counter: TokenCounter;
-  /** Search by meaning, fused with the words' hits, when the engine has an embedder. */
+  /** Search by meaning, when the engine has word vectors or an embedder (see below for the order). */
   meaning?: SemanticRecall;
 }
 
@@ -107,10 +107,10 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
           skip: request.inContext,
         }),
   ]);
-  // Meaning-only hits (averaged vectors) follow the words' hits: fusing the two by rank was
-  // measured on the bench's conversations with GloVe vectors (centred) and lost at small budgets
-  // (M1 at 2k 55.1 → 46.4 %), loose neighbours displacing exact matches. Soft term hits rank exact
-  // words themselves, so the full-text hits (phrases, paths) follow them.
+  // An embedder's hits are by meaning only and follow the words' hits: fusing the two by rank was
+  // measured (centred averaged GloVe vectors, bench conversations) and lost at small budgets (M1
+  // at 2k 55.1 → 46.4 %), loose neighbours displacing exact matches. Soft term hits rank the words
+  // themselves, so the full-text hits (phrases, paths) follow them.
   const hits =
     meaningHits === undefined
       ? wordHits

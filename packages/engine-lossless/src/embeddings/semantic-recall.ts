@@ -1,14 +1,14 @@
 /**
- * Search by meaning over a session's stored messages: each message is embedded once, into an
- * in-memory index per session that catches up with the store (messages are immutable and
- * append-only, so the index only ever reads what came after its newest seq), and a query is
- * compared with every vector (a dot product each: 50,000 messages of 100 dimensions take a few
- * milliseconds). Vectors are compared after subtracting the session's mean vector: averaged
- * word vectors all lean one common way, so raw cosines crowd together (0.65–0.85 on chat) and rank
- * poorly; centred, the direction a message adds to the conversation's average is what counts
- * (the common-component removal of SIF embeddings, with the session as the corpus). The index
- * lives in memory only; a new process embeds again on first use, which
- * `warm` does in background maintenance.
+ * The seam of search by meaning (`SemanticRecall`, which recall_search and query-aware evidence
+ * call), and its implementation over a whole-text embedder: each message is embedded once, into
+ * an in-memory index per session that pages in from the store (`session-indexes.ts`), and a
+ * query is compared with every vector (a dot product each: 50,000 messages of 100 dimensions take
+ * a few milliseconds). Vectors are compared after subtracting the session's mean vector: embedders
+ * built from word vectors all lean one common way, so raw cosines crowd together (0.65–0.85 on
+ * chat) and rank poorly; centred, the direction a message adds to the conversation's average is
+ * what counts. The index lives in memory only; a new process embeds again on first use, which
+ * `warm` does in background maintenance. Word vectors take the other implementation,
+ * `word-vectors/soft-term-recall.ts`.
  *
  * Failures are data: when the embedder throws or breaks its contract, the search returns no hits
  * (recall then ranks by words alone) and the reason is logged once per distinct message.
@@ -65,8 +65,11 @@ export function createSemanticRecall(
     ranksWords: false,
     async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip }) {
       try {
-        const index = await indexes.current(store, sessionId);
-        const queryVectors = await embedChecked(index.embedder, [query]);
+        const index = await indexes.indexOf(store, sessionId);
+        const [queryVectors] = await Promise.all([
+          embedChecked(index.embedder, [query]),
+          indexes.catchUpInline(index, sessionId),
+        ]);
         const queryVector = queryVectors[0];
         return queryVector === undefined ? [] : index.nearest(queryVector, limit, minScore, skip);
       } catch (error) {

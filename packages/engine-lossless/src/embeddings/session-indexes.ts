@@ -7,16 +7,6 @@
 import type { Logger } from "@clew/core";
 import type { LosslessStore, StoredMessage } from "../store/store.js";
 
-export interface SessionIndex<Model> {
-  readonly store: LosslessStore;
-  readonly model: Model;
-  /**
-   * Reads what the store holds beyond the index, at most `maxPages` pages; whether it reached the
-   * end. Rejects when the store or the model fails.
-   */
-  catchUp(maxPages?: number): Promise<boolean>;
-}
-
 /** Messages read per step while an index catches up. */
 const PAGE = 256;
 /**
@@ -24,16 +14,18 @@ const PAGE = 256;
  * restart: 50,000 messages take seconds) goes on catching up in the background, and searches use
  * what it holds meanwhile, so a turn never waits for a whole session to be indexed.
  */
-export const INLINE_PAGES = 8;
+const INLINE_PAGES = 8;
 
 /**
  * An index over a session's messages, which are immutable and append-only: it only ever reads
  * what came after its newest seq, a page at a time, one page read at a time however many callers
  * ask.
  */
-export abstract class PagedSessionIndex<Model> implements SessionIndex<Model> {
+export abstract class PagedSessionIndex<Model> {
   private newestSeq = 0;
   private reading: Promise<boolean> | undefined;
+  private background: Promise<unknown> | undefined;
+  private closed = false;
 
   constructor(
     readonly store: LosslessStore,
@@ -41,9 +33,27 @@ export abstract class PagedSessionIndex<Model> implements SessionIndex<Model> {
     readonly model: Model,
   ) {}
 
+  /**
+   * Reads what the store holds beyond the index, at most `maxPages` pages; whether it reached the
+   * end. Rejects when the store or the model fails; the page that failed is read again next time.
+   */
   async catchUp(maxPages = Number.POSITIVE_INFINITY): Promise<boolean> {
     for (let pages = 0; pages < maxPages; pages++) if (await this.readPage()) return true;
     return false;
+  }
+
+  /** Catches up to the end in the background, one run at a time; `failed` hears why it stopped. */
+  catchUpInBackground(failed: (error: unknown) => void): void {
+    this.background ??= this.catchUp()
+      .catch(failed)
+      .finally(() => {
+        this.background = undefined;
+      });
+  }
+
+  /** Stops reading: an index that was dropped (or whose engine closed) reads nothing more. */
+  close(): void {
+    this.closed = true;
   }
 
   /** Adds one page of messages, in seq order. */
@@ -58,6 +68,7 @@ export abstract class PagedSessionIndex<Model> implements SessionIndex<Model> {
   }
 
   private async readNextPage(): Promise<boolean> {
+    if (this.closed) return true;
     const page = await this.store.readMessageRange(this.sessionId, { afterSeq: this.newestSeq, limit: PAGE });
     if (page.length > 0) {
       await this.addPage(page);
@@ -67,7 +78,7 @@ export abstract class PagedSessionIndex<Model> implements SessionIndex<Model> {
   }
 }
 
-export class SessionIndexes<Model, Index extends SessionIndex<Model>> {
+export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
   private readonly ready: Promise<Model>;
   private readonly indexes = new Map<string, Index>();
   private readonly reported = new Set<string>();
@@ -88,27 +99,27 @@ export class SessionIndexes<Model, Index extends SessionIndex<Model>> {
   async indexOf(store: LosslessStore, sessionId: string): Promise<Index> {
     const model = await this.ready;
     let index = this.indexes.get(sessionId);
-    if (index === undefined || index.store !== store || index.model !== model)
+    if (index === undefined || index.store !== store || index.model !== model) {
+      index?.close();
       index = this.make(store, sessionId, model);
+    }
     this.indexes.delete(sessionId);
     this.indexes.set(sessionId, index);
-    for (const oldest of this.indexes.keys()) {
+    for (const [oldest, dropped] of this.indexes) {
       if (this.indexes.size <= this.maxSessions) break;
+      dropped.close();
       this.indexes.delete(oldest);
     }
     return index;
   }
 
   /**
-   * The session's index, caught up inline when it is at most `INLINE_PAGES` pages behind, else
-   * left catching up in the background (failures logged). Rejects when the model failed to load
-   * or the store failed.
+   * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
+   * catching up in the background (failures logged). Rejects when the store fails.
    */
-  async current(store: LosslessStore, sessionId: string): Promise<Index> {
-    const index = await this.indexOf(store, sessionId);
+  async catchUpInline(index: Index, sessionId: string): Promise<void> {
     if (!(await index.catchUp(INLINE_PAGES)))
-      index.catchUp().catch((error: unknown) => this.report(sessionId, error));
-    return index;
+      index.catchUpInBackground((error) => this.report(sessionId, error));
   }
 
   /** Brings the session's index up to date. Never throws. */
@@ -131,7 +142,9 @@ export class SessionIndexes<Model, Index extends SessionIndex<Model>> {
     });
   }
 
+  /** Drops every index; those still catching up stop. */
   clear(): void {
+    for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
   }
 }

@@ -27,7 +27,7 @@ export function readingHeader(seq: number, role: string, createdAt: number): str
 }
 
 /** ISO 8601 to the minute, in UTC: `2024-05-01T09:30Z`. */
-export function minuteTime(epochMs: number): string {
+function minuteTime(epochMs: number): string {
   return Number.isFinite(epochMs) ? `${new Date(epochMs).toISOString().slice(0, 16)}Z` : "unknown";
 }
 

@@ -26,7 +26,7 @@ export interface SoftTermRecallOptions {
   minSimilarity?: number;
 }
 
-export const DEFAULT_MIN_SIMILARITY = 0.4;
+const DEFAULT_MIN_SIMILARITY = 0.4;
 
 export function createSoftTermRecall(
   table: WordVectorTable | Promise<WordVectorTable>,
@@ -42,7 +42,8 @@ export function createSoftTermRecall(
     ranksWords: true,
     async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip }) {
       try {
-        const index = await indexes.current(store, sessionId);
+        const index = await indexes.indexOf(store, sessionId);
+        await indexes.catchUpInline(index, sessionId);
         return index.search(query, limit, skip).filter((hit) => hit.score >= minScore);
       } catch (error) {
         indexes.report(sessionId, error);
