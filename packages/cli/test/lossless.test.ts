@@ -3,8 +3,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type FakeProvider, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
-import type { AgentMessage } from "@clew/core";
-import { type LosslessEngine, openLosslessEngine, openSqliteStoreReadOnly } from "@clew/engine-lossless";
+import { type AgentMessage, createModelSummarizer } from "@clew/core";
+import {
+  type LosslessEngine,
+  type LosslessEngineOptions,
+  openLosslessEngine,
+  openSqliteStoreReadOnly,
+} from "@clew/engine-lossless";
 import { assistantText, userText } from "@clew/plugin-sdk/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../src/io.js";
@@ -38,9 +43,11 @@ function conversation(count: number, startAt: number, chars: number): AgentMessa
  * A store with an idle session (`old`, a year ago, large) and a recent one (`recent`) that was
  * compacted once and assembled; the engine stays open, as a gateway would keep it.
  */
-async function seedStore(): Promise<{ engine: LosslessEngine; passId: string; summaryId: string }> {
+async function seedStore(
+  options: LosslessEngineOptions = {},
+): Promise<{ engine: LosslessEngine; passId: string; summaryId: string }> {
   await mkdir(join(harness.home, "agents", "main"), { recursive: true });
-  const engine = openLosslessEngine(storePath());
+  const engine = openLosslessEngine(storePath(), options);
   engines.push(engine);
   const old = conversation(200, Date.now() - 365 * DAY_MS, 2_000);
   const recent = conversation(40, Date.now() - 60_000, 400);
@@ -87,14 +94,29 @@ describe("clew lossless history and show", () => {
     expect(session.stdout).toMatch(/Last assembly: .* tokens: raw [\d,]+ · summaries [\d,]+/);
   });
 
-  it("shows a pass and a summary in full, and names an unknown id", async () => {
-    const { passId, summaryId } = await seedStore();
+  it("shows a pass and a summary in full, with what they cost, and names an unknown id", async () => {
+    // A model summarizer whose provider reports $0.0025 a call.
+    const summarizer = createModelSummarizer({
+      id: "model:test/paid",
+      complete: async () => ({
+        text: "## Goal\n- deploy the services",
+        usage: { inputTokens: 900, outputTokens: 40, costUsd: 0.0025 },
+      }),
+    });
+    const { passId, summaryId } = await seedStore({ summarizer, prepareSummaries: false });
     const pass = await harness.run("lossless", "show", passId, "--json");
     expect(pass.code).toBe(0);
-    expect(JSON.parse(pass.stdout)).toMatchObject({ passId, sessionId: "recent", trigger: "force" });
+    const record = JSON.parse(pass.stdout) as { summaryIds: string[]; costUsd: number };
+    expect(record).toMatchObject({ passId, sessionId: "recent", trigger: "force" });
+    expect(record.costUsd).toBeCloseTo(0.0025 * record.summaryIds.length, 10);
+    expect((await harness.run("lossless", "show", passId)).stdout).toContain(
+      `cost $${record.costUsd.toFixed(4)}`,
+    );
     const summary = await harness.run("lossless", "show", summaryId);
     expect(summary.code).toBe(0);
     expect(summary.stdout).toContain(`Summary ${summaryId} of session recent: leaf, depth 0`);
+    expect(summary.stdout).toContain("written by model:test/paid on");
+    expect(summary.stdout).toContain("for $0.0025");
     const unknownPass = await harness.run("lossless", "show", "pass_0000000000000000");
     expect(unknownPass.code).toBe(1);
     expect(unknownPass.stderr).toContain('No compaction pass "pass_0000000000000000"');

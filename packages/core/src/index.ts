@@ -271,12 +271,13 @@ export {
   type ModelSummarizerOptions,
   SUMMARY_SYSTEM_PROMPT,
   type SummaryCompleteFunction,
+  type SummaryCompletion,
   type SummaryCompletionRequest,
   sanitizeUntrustedText,
   UNTRUSTED_TEXT_LIMIT,
 } from "./summarizer/model-summarizer.js";
 export { SERIALIZED_TEXT_LIMIT, serializeConversation, truncateForSummary } from "./summarizer/serialize.js";
-export type { SummarizeInput, Summarizer, SummarySection } from "./summarizer/summarizer.js";
+export type { SummarizeInput, Summarizer, SummarySection, SummaryUsage } from "./summarizer/summarizer.js";
 export { SUMMARY_SECTIONS } from "./summarizer/summarizer.js";
 export {
   containsVerbatim,

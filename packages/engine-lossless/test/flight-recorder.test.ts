@@ -88,6 +88,29 @@ describe("compaction pass records", () => {
     expect(pass?.writtenBy).toContain("extractive");
   });
 
+  it("records what the summarizer reported the pass's summaries cost, and no cost when it reports none", async () => {
+    const paid: Summarizer = {
+      id: "model:test/paid",
+      summarize: async (input) => {
+        input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.002 });
+        return "## Goal\n- keep going";
+      },
+    };
+    const { engine, store } = await engineWithStore({ summarizer: paid, prepareSummaries: false });
+    await stored(engine, "s", longConversation(30));
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const pass = (await engine.inspect("s")).lastCompaction;
+    const summaries = await store.readSummaries("s", pass?.summaryIds ?? []);
+    const byModel = summaries.filter((summary) => summary.summarizer === paid.id);
+    expect(byModel.length).toBeGreaterThan(0);
+    expect(pass?.costUsd).toBeCloseTo(0.002 * byModel.length, 10);
+
+    const { engine: free } = await engineWithStore({ prepareSummaries: false });
+    await stored(free, "s", longConversation(30));
+    await free.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    expect((await free.inspect("s")).lastCompaction).not.toHaveProperty("costUsd");
+  });
+
   it("names background maintenance as the trigger", async () => {
     const { engine } = await engineWithStore();
     const messages = longConversation(40);

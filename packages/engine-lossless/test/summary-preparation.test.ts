@@ -1,3 +1,4 @@
+import type { Summarizer } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildNode } from "../src/compaction/build-node.js";
 import { compactView } from "../src/compaction/compact-view.js";
@@ -32,7 +33,43 @@ function callOf(content: string): number {
   return Number(/call #(\d+)/.exec(content)?.[1] ?? Number.NaN);
 }
 
+/** A stub summarizer that reports one cent for each call, as a paid model summarizer does. */
+function payingSummarizer(label: string): Summarizer {
+  const inner = new StubSummarizer(label);
+  return {
+    id: inner.id,
+    summarize: async (input) => {
+      const text = await inner.summarize(input);
+      input.onUsage?.({ inputTokens: 100, outputTokens: 10, costUsd: 0.01 });
+      return text;
+    },
+  };
+}
+
 describe("summaries prepared before the threshold", () => {
+  it("keep what making them cost, and the pass that publishes them adds it up", async () => {
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer: payingSummarizer("paid"),
+    });
+    const history = turns(160);
+    for (let end = 4; end <= history.length; end += 4) {
+      await store(engine, "s", history.slice(0, end));
+      const prepared = (await db.listSummaryJobs("s")).filter((job) => job.prepared !== undefined).length;
+      const before = (await db.readContextView("s")).version;
+      await maintainAndSettle(engine, "s");
+      if ((await db.readContextView("s")).version === before || prepared === 0) continue;
+      const pass = (await engine.inspect("s")).lastCompaction;
+      const summaries = await db.readSummaries("s", pass?.summaryIds ?? []);
+      const paid = summaries.filter((summary) => summary.summarizer === "model:test/paid");
+      expect(paid.length).toBeGreaterThan(0);
+      for (const summary of paid) expect(summary.costUsd).toBe(0.01);
+      expect(pass?.costUsd).toBeCloseTo(0.01 * paid.length, 10);
+      return;
+    }
+    throw new Error("no compaction published prepared summaries");
+  });
+
   it("are published at the threshold from what was prepared, in one view change per compaction", async () => {
     const summarizer = new StubSummarizer("prep");
     const { engine, store: db } = databases.open(await databases.path(), { ...SMALL_CHUNKS, summarizer });

@@ -2,7 +2,8 @@
  * `createSummaryComplete`: the model call behind Clew's model summarizer
  * (`@clew/core`'s `SummaryCompleteFunction`), made with the resolved summary model.
  */
-import { abortReason, ModelCallError, type SummaryCompleteFunction } from "@clew/core";
+import { abortReason, ModelCallError, type SummaryCompleteFunction, type SummaryUsage } from "@clew/core";
+import type { Usage } from "@mariozechner/pi-ai";
 import { callModel, isOverflowMessage } from "./call-model.js";
 import type { ResolvedModel } from "./resolve-model.js";
 
@@ -15,7 +16,9 @@ export interface SummaryCompleteOptions {
 
 /**
  * A `SummaryCompleteFunction` that sends the prompt as one user message (no tools) and resolves
- * with the reply's text blocks joined (possibly empty: the summarizer judges that). Rejects with
+ * with the reply's text blocks joined (possibly empty: the summarizer judges that) and the call's
+ * usage: tokens as the provider reported them, and dollars at the model's configured prices (left
+ * out when the model has no prices: a zero would read as free). Rejects with
  * `signal.reason` when the call was aborted, and with `ModelCallError` when the model answered
  * with an error (`isOverflow` set for context overflow).
  */
@@ -46,9 +49,20 @@ export function createSummaryComplete(
         isOverflowMessage(message, resolved.contextWindow),
       );
     }
-    return message.content
+    const text = message.content
       .filter((block) => block.type === "text")
       .map((block) => block.text)
       .join("");
+    return { text, usage: usageOf(message.usage, resolved) };
+  };
+}
+
+function usageOf(usage: Usage, resolved: ResolvedModel): SummaryUsage {
+  const prices = resolved.model.cost;
+  const priced = prices.input > 0 || prices.output > 0 || prices.cacheRead > 0 || prices.cacheWrite > 0;
+  return {
+    inputTokens: usage.input + usage.cacheRead + usage.cacheWrite,
+    outputTokens: usage.output,
+    ...(priced && Number.isFinite(usage.cost.total) ? { costUsd: usage.cost.total } : {}),
   };
 }

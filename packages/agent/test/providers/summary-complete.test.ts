@@ -25,7 +25,11 @@ describe("createSummaryComplete", () => {
       maxTokens: 300,
     });
 
-    expect(answer).toBe("## Goal\n- ship it");
+    // 10 input and 5 output tokens (the fake's default usage) at $2 and $10 per million.
+    expect(answer).toEqual({
+      text: "## Goal\n- ship it",
+      usage: { inputTokens: 10, outputTokens: 5, costUsd: expect.closeTo(0.00007, 10) },
+    });
     expect(fake.requests[0]?.body).toMatchObject({
       max_tokens: 300,
       system: [{ type: "text", text: "Summarize." }],
@@ -50,12 +54,16 @@ describe("createSummaryComplete", () => {
       complete: createSummaryComplete(resolved),
       id: `model:${resolved.ref}`,
     });
+    const usages: unknown[] = [];
     const summary = await summarizer.summarize({
       messages: [{ role: "user", content: "fix build 4f2a9c", timestamp: 1 }],
       maxTokens: 500,
+      onUsage: (usage) => usages.push(usage),
     });
 
     expect(summary).toContain("fix build 4f2a9c");
+    // The configured model has no prices: tokens, but no dollars (a zero would read as free).
+    expect(usages).toEqual([{ inputTokens: 10, outputTokens: 5 }]);
     expect(summaryFake.requests).toHaveLength(1);
     expect(chatFake.requests).toHaveLength(0);
   });

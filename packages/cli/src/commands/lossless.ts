@@ -150,7 +150,7 @@ function summaryText(sessionId: string, summary: StoredSummary): string {
   const lines = [
     `Summary ${summary.summaryId} of session ${sessionId}: ${summary.kind}, depth ${summary.depth}`,
     `  covers ${summary.sourceCount} messages (${ranges}), ${summary.sourceTokens} tokens raw, ${summary.tokens} as a summary`,
-    `  written by ${summary.summarizer} on ${new Date(summary.createdAt).toISOString()}`,
+    `  written by ${summary.summarizer} on ${new Date(summary.createdAt).toISOString()}${summary.costUsd === undefined ? "" : ` for $${summary.costUsd.toFixed(4)}`}`,
     `  parent ${summary.parentId ?? "none"}; children ${summary.childIds.join(", ") || "none"}`,
     `  anchors (${summary.anchors.length}): ${summary.anchors
       .slice(0, 20)

@@ -17,7 +17,13 @@ import { abortReason } from "../context-engine/abort.js";
 import { EmptySummaryError } from "../errors.js";
 import { extractIdentifiers, extractIdentifiersFromMessages } from "./identifiers.js";
 import { serializeConversation } from "./serialize.js";
-import { SUMMARY_SECTIONS, type SummarizeInput, type Summarizer, type SummarySection } from "./summarizer.js";
+import {
+  SUMMARY_SECTIONS,
+  type SummarizeInput,
+  type Summarizer,
+  type SummarySection,
+  type SummaryUsage,
+} from "./summarizer.js";
 import { ensureIdentifiers, renderSummary } from "./summary-format.js";
 
 export interface SummaryCompletionRequest {
@@ -27,8 +33,19 @@ export interface SummaryCompletionRequest {
   signal?: AbortSignal;
 }
 
-/** One model call: resolves with the model's text answer or rejects. May ignore `signal`. */
-export type SummaryCompleteFunction = (request: SummaryCompletionRequest) => Promise<string>;
+/** A model's answer, with what the call took when the provider reports it. */
+export interface SummaryCompletion {
+  text: string;
+  usage?: SummaryUsage;
+}
+
+/**
+ * One model call: resolves with the model's text answer (or the answer with its usage) or
+ * rejects. May ignore `signal`.
+ */
+export type SummaryCompleteFunction = (
+  request: SummaryCompletionRequest,
+) => Promise<string | SummaryCompletion>;
 
 export interface ModelSummarizerOptions {
   complete: SummaryCompleteFunction;
@@ -65,13 +82,24 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
       const { systemPrompt, prompt } = buildSummaryPrompt(input);
       const request: SummaryCompletionRequest = { systemPrompt, prompt, maxTokens: input.maxTokens };
       if (input.signal !== undefined) request.signal = input.signal;
-      const answer = (await raceWithSignal(complete(request), input.signal)).trim();
+      const completion = await raceWithSignal(complete(request), input.signal);
+      const answer = (typeof completion === "string" ? completion : completion.text).trim();
+      if (typeof completion !== "string" && completion.usage !== undefined) report(input, completion.usage);
       if (answer.length === 0) throw new EmptySummaryError(id);
       const identifiers = extractIdentifiersFromMessages(input.messages);
       if (input.previousSummary !== undefined) identifiers.push(...extractIdentifiers(input.previousSummary));
       return ensureIdentifiers(answer, identifiers);
     },
   };
+}
+
+/** Passes `usage` to the caller's `onUsage`, which may not break a summary that was paid for. */
+function report(input: SummarizeInput, usage: SummaryUsage): void {
+  try {
+    input.onUsage?.(usage);
+  } catch {
+    // The contract forbids throwing; a caller's bug must not lose the summary.
+  }
 }
 
 /** The system prompt and user prompt for `input` (exported so the exact text can be inspected). */

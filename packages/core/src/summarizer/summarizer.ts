@@ -42,6 +42,20 @@ export interface SummarizeInput {
    */
   kind?: "history" | "turn-prefix";
   signal?: AbortSignal;
+  /**
+   * Hears what each model call of this summary took, as the provider reported it (summarizers
+   * that call no model never call it). It must not throw; a throw is ignored.
+   */
+  onUsage?: (usage: SummaryUsage) => void;
+}
+
+/** What one model call of a summary took. */
+export interface SummaryUsage {
+  /** Prompt tokens, cached ones included. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Dollars, when the model's prices are known. */
+  costUsd?: number;
 }
 
 export interface Summarizer {

@@ -135,6 +135,42 @@ describe("model summarizer answer", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("reports what each call took through onUsage, even for an empty answer, and survives a throwing listener", async () => {
+    const usage = { inputTokens: 1_200, outputTokens: 300, costUsd: 0.0042 };
+    const heard: unknown[] = [];
+    const paid = createModelSummarizer({
+      complete: async () => ({ text: "## Goal\n- ship", usage }),
+      id: "model:test/fake",
+    });
+    const summary = await paid.summarize({
+      messages: [userMessage("ship it")],
+      maxTokens: 200,
+      onUsage: (reported) => heard.push(reported),
+    });
+    expect(summary).toContain("ship");
+    expect(heard).toEqual([usage]);
+
+    const empty = createModelSummarizer({
+      complete: async () => ({ text: " ", usage }),
+      id: "model:test/fake",
+    });
+    await expect(
+      empty.summarize({
+        messages: [userMessage("a")],
+        maxTokens: 200,
+        onUsage: (reported) => heard.push(reported),
+      }),
+    ).rejects.toThrow();
+    expect(heard).toHaveLength(2);
+
+    const throwing = () => {
+      throw new Error("listener bug");
+    };
+    await expect(
+      paid.summarize({ messages: [userMessage("a")], maxTokens: 200, onUsage: throwing }),
+    ).resolves.toContain("ship");
+  });
+
   it("passes model errors through unchanged", async () => {
     const failure = new Error("rate limited");
     const summarizer = createModelSummarizer({

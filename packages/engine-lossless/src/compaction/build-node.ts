@@ -99,6 +99,7 @@ export async function buildNode(
     settings,
   );
   summary.summarizer = text.summarizerId;
+  if (text.costUsd !== undefined) summary.costUsd = text.costUsd;
   const first = request.items[0] as ViewItem;
   return {
     summary,

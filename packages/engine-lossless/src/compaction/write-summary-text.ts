@@ -15,6 +15,7 @@ import {
   type Logger,
   readableTextParts,
   type Summarizer,
+  type SummaryUsage,
 } from "@clew/core";
 import { condenseExtractively } from "./condense-extractively.js";
 
@@ -42,14 +43,21 @@ export interface SummaryTextRequest {
 export interface SummaryText {
   text: string;
   summarizerId: string;
+  /** Dollars the configured summarizer reported for its calls, a failed one included. */
+  costUsd?: number;
 }
 
 export async function writeSummaryText(request: SummaryTextRequest): Promise<SummaryText> {
-  const fromSummarizer = await tryConfigured(request);
+  let costUsd: number | undefined;
+  const onUsage = (usage: SummaryUsage) => {
+    if (usage.costUsd !== undefined) costUsd = (costUsd ?? 0) + usage.costUsd;
+  };
+  const fromSummarizer = await tryConfigured(request, onUsage);
   const made = fromSummarizer ?? (await fallbackText(request));
   return {
     text: withMissingAnchors(made.text, request.anchors, request.maxTokens),
     summarizerId: made.summarizerId,
+    ...(costUsd === undefined ? {} : { costUsd }),
   };
 }
 
@@ -72,7 +80,10 @@ function withMissingAnchors(text: string, anchors: readonly string[], maxTokens:
   return shown.length === 0 ? text : ensureIdentifiers(text, shown, shown.length);
 }
 
-async function tryConfigured(request: SummaryTextRequest): Promise<SummaryText | undefined> {
+async function tryConfigured(
+  request: SummaryTextRequest,
+  onUsage: (usage: SummaryUsage) => void,
+): Promise<SummaryText | undefined> {
   const { summarizer, signal } = request;
   if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID && request.childBodies !== undefined) return undefined;
   const timeout = AbortSignal.timeout(request.timeoutMs);
@@ -82,6 +93,7 @@ async function tryConfigured(request: SummaryTextRequest): Promise<SummaryText |
       messages: request.messages,
       maxTokens: request.maxTokens,
       kind: "history",
+      onUsage,
       ...(request.customInstructions === undefined ? {} : { customInstructions: request.customInstructions }),
       signal: bounded,
     });

@@ -74,8 +74,18 @@ export function compactionPassRecord(start: PassStart, end: PassEnd): NewCompact
     },
     summaryIds: summaries.map((summary) => summary.summaryId),
     writtenBy: [...new Set(summaries.map((summary) => summary.summarizer))],
+    ...costOf(summaries),
     viewVersionAfter: end.viewVersionAfter,
   };
+}
+
+/**
+ * What the pass's summaries cost, prepared ones included (each keeps what making it cost): the
+ * sum of those that reported a cost; absent when none did.
+ */
+function costOf(summaries: ReadonlyArray<{ costUsd?: number }>): { costUsd?: number } {
+  const costs = summaries.flatMap((summary) => (summary.costUsd === undefined ? [] : [summary.costUsd]));
+  return costs.length === 0 ? {} : { costUsd: costs.reduce((sum, cost) => sum + cost, 0) };
 }
 
 function outcomeKindOf(outcome: CompactViewOutcome): CompactionOutcomeKind {

@@ -146,6 +146,8 @@ export interface NewSummary {
   latestAt: number;
   /** Which summarizer wrote `content` (`extractive`, `model:<provider>/<id>`, `digest`). */
   summarizer: string;
+  /** Dollars the summarizer reported for writing it; absent when it reported none. */
+  costUsd?: number;
   createdAt: number;
 }
 

@@ -116,6 +116,22 @@ export function runLosslessStoreContractSuite(
     );
 
     it(
+      "keeps what a summary cost when its summarizer reported it, and nothing when not",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c", "d"]);
+        const paid = { ...leafSummary("sum_00000000000000c1", [[1, 2]]), costUsd: 0.0123 };
+        const unpaid = leafSummary("sum_00000000000000c2", [[3, 4]]);
+        await store.applyCompaction("s1", {
+          summaries: [paid, unpaid],
+          edits: [edit(paid.summaryId, [1, 2]), edit(unpaid.summaryId, [3, 4])],
+        });
+        const [readPaid, readUnpaid] = await store.readSummaries("s1", [paid.summaryId, unpaid.summaryId]);
+        expect(readPaid?.costUsd).toBe(0.0123);
+        expect(readUnpaid).not.toHaveProperty("costUsd");
+      }),
+    );
+
+    it(
       "condenses summaries, linking children to their parent, in one write",
       withStore(async ({ store }) => {
         await appendWords(store, "s1", ["a", "b", "c", "d", "e"]);

@@ -35,6 +35,7 @@ export interface SummaryRow {
   summarizer: string;
   parent_id: string | null;
   created_at: number;
+  cost_usd: number | null;
 }
 
 export interface ContextItemRow {
@@ -99,6 +100,7 @@ export function toStoredSummary(row: SummaryRow): StoredSummary {
     earliestAt: row.earliest_at,
     latestAt: row.latest_at,
     summarizer: row.summarizer,
+    ...(typeof row.cost_usd === "number" ? { costUsd: row.cost_usd } : {}),
     parentId: row.parent_id ?? undefined,
     createdAt: row.created_at,
   };

@@ -132,6 +132,8 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
     watermark TEXT NOT NULL
   );
   `,
+  // What a summary cost, when its summarizer reported it (dollars).
+  "ALTER TABLE summaries ADD COLUMN cost_usd REAL;",
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -153,6 +153,7 @@ export class SqliteViewWriter {
       summary.latestAt,
       summary.summarizer,
       summary.createdAt,
+      summary.costUsd ?? null,
     );
     // Exactly what the `summary_text` view (the index's content) yields for the row, bound from
     // here: extracting the anchors back out of the stored JSON costs more than indexing them.

@@ -19,8 +19,8 @@ const SQL = {
     "INSERT INTO context_items (session_ref, position, message_id, tokens) VALUES (?, ?, ?, ?)",
   insertSummary: `INSERT INTO summaries (summary_id, session_ref, kind, depth, content, tokens, first_seq, last_seq,
          source_ranges, source_count, source_tokens, child_ids, anchors, earliest_at, latest_at,
-         summarizer, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         summarizer, created_at, cost_usd)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   indexSummary: "INSERT INTO summaries_fts (rowid, content, anchors) VALUES (?, ?, ?)",
   setSummaryParent:
     "UPDATE summaries SET parent_id = ? WHERE session_ref = ? AND summary_id = ? AND parent_id IS NULL",
