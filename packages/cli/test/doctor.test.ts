@@ -33,7 +33,7 @@ async function doctor(...args: string[]): Promise<CliRun> {
     env: { CLEW_HOME: harness.home },
     cwd: harness.home,
   };
-  const program = createProgram(io);
+  const program = await createProgram(io);
   if (!program.commands.some((command) => command.name() === "doctor")) registerDoctorCommand(program, io);
   let code = 0;
   try {
