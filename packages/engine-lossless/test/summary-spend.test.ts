@@ -1,4 +1,4 @@
-import { charEstimateTokenCounter } from "@clew/core";
+import { charEstimateTokenCounter, type SummarizeInput } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { leafCap } from "../src/compaction/leaf-chunk.js";
 import type { StoredSummaryJob } from "../src/store/store.js";
@@ -82,6 +82,25 @@ describe("the summarizer spend budget", () => {
     expect(later.window.calls).toBe(summarizer.calls.length - callsBefore);
     expect(later.lifetime.calls).toBe(summarizer.calls.length);
     expect(later.lifetime.debtChunks).toBeGreaterThanOrEqual(extractive.length);
+  });
+
+  it("settles each call to the tokens its summarizer reported, when it reports them", async () => {
+    const inner = new StubSummarizer("reporting");
+    const reporting = {
+      id: inner.id,
+      summarize: async (input: SummarizeInput) => {
+        const text = await inner.summarize(input);
+        input.onUsage?.({ inputTokens: 1_000, outputTokens: 100 });
+        return text;
+      },
+    };
+    const { engine } = databases.open(await databases.path(), { ...SMALL_CHUNKS, summarizer: reporting });
+    await store(engine, "s", turns(60));
+    await maintainAndSettle(engine, "s");
+    const report = await engine.spendReport("s");
+    expect(report.window.calls).toBe(inner.calls.length);
+    expect(inner.calls.length).toBeGreaterThan(0);
+    expect(report.window.spentTokens).toBe(1_100 * inner.calls.length);
   });
 
   it("never calls the model with a budget of 0, in compaction too, and counts every summary as debt", async () => {

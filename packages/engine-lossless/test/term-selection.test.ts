@@ -85,12 +85,35 @@ describe("search term selection (sqlite)", () => {
       ]);
       expect(phraseReads).toEqual(['"log line"']);
       // A phrase with a rare word is matched: its matches are few and it ranks.
-      expect(selection.selectCounted(["line kestrel", "deploy"]).map((entry) => entry.term)).toEqual([
-        "line kestrel",
+      expect(selection.selectCounted(["rollback kestrel", "deploy"]).map((entry) => entry.term)).toEqual([
+        "rollback kestrel",
       ]);
     } finally {
       database.close();
     }
+  });
+
+  it("still finds a rare phrase of common words when nothing else in the query is rare", async () => {
+    // Both words are in hundreds of messages; the phrase only in this one.
+    await store.appendMessages("s1", [textRecord("s1", 601, "steady rollback at last")]);
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const selection = new TermSelection(database);
+      const selected = (terms: string[]) => selection.selectCounted(terms).map((entry) => entry.term);
+      // Wherever the phrase stands, and with a word that matches nothing beside it.
+      expect(selected(["deploy", "steady", "steady rollback"])).toEqual(["steady rollback"]);
+      expect(selected(["steady rollback", "deploy"])).toEqual(["steady rollback"]);
+      expect(selected(["steady rollback", "zzqx"])).toEqual(["steady rollback"]);
+      // A word that matches nothing does not leave a common one out either.
+      expect(selected(["zzqx", "deploy"])).toEqual(["deploy"]);
+    } finally {
+      database.close();
+    }
+    const hits = await store.searchMessages("s1", ["deploy", "steady", "steady rollback"], 3, {
+      maxRanked: 50,
+    });
+    expect(hits[0]?.key).toBe(601);
   });
 
   it("keeps every term in a store too small for any term to be common", async () => {

@@ -129,7 +129,7 @@ async function showRecord(
       `  target ${pass.targetTokens} tokens of a ${pass.budgetTokens}-token budget`,
       `  replaced ${pass.inputs.messages} messages and ${pass.inputs.summaries} summaries (${pass.inputs.tokens} tokens)`,
       `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries (${pass.outputs.tokens} tokens)`,
-      `  summarizer ${pass.summarizer}; written by ${pass.writtenBy.join(", ") || "nothing"}; cost ${pass.costUsd === undefined ? "unknown" : `$${pass.costUsd.toFixed(4)}`}`,
+      `  summarizer ${pass.summarizer}; written by ${pass.writtenBy.join(", ") || "nothing"}; cost ${pass.costUsd === undefined ? "unknown" : formatUsd(pass.costUsd)}`,
       ...pass.summaryIds.map((summaryId) => `  ${summaryId}`),
       ...(assembly === undefined
         ? []
@@ -150,7 +150,7 @@ function summaryText(sessionId: string, summary: StoredSummary): string {
   const lines = [
     `Summary ${summary.summaryId} of session ${sessionId}: ${summary.kind}, depth ${summary.depth}`,
     `  covers ${summary.sourceCount} messages (${ranges}), ${summary.sourceTokens} tokens raw, ${summary.tokens} as a summary`,
-    `  written by ${summary.summarizer} on ${new Date(summary.createdAt).toISOString()}${summary.costUsd === undefined ? "" : ` for $${summary.costUsd.toFixed(4)}`}`,
+    `  written by ${summary.summarizer} on ${new Date(summary.createdAt).toISOString()}${summary.costUsd === undefined ? "" : ` for ${formatUsd(summary.costUsd)}`}`,
     `  parent ${summary.parentId ?? "none"}; children ${summary.childIds.join(", ") || "none"}`,
     `  anchors (${summary.anchors.length}): ${summary.anchors
       .slice(0, 20)
@@ -160,4 +160,9 @@ function summaryText(sessionId: string, summary: StoredSummary): string {
     summary.content,
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** Dollars with four decimals, or two significant digits below a cent (so a cheap call never reads as $0.0000). */
+function formatUsd(usd: number): string {
+  return `$${usd >= 0.01 || usd === 0 ? usd.toFixed(4) : usd.toPrecision(2)}`;
 }

@@ -43,7 +43,10 @@ export interface SummaryTextRequest {
 export interface SummaryText {
   text: string;
   summarizerId: string;
-  /** Dollars the configured summarizer reported for its calls, a failed one included. */
+  /**
+   * Dollars the configured summarizer reported for its calls, one that answered nothing usable
+   * included (a call that timed out or errored reports nothing).
+   */
   costUsd?: number;
 }
 

@@ -5,8 +5,9 @@
  * Budget: `limitTokens` per session over a rolling window of `windowMs`. Before a model call the
  * gate reserves its estimate (input tokens plus the summary's cap, by the engine's counter) in the
  * store's ledger, atomically against what the session spent in the window; after the call the
- * reservation is settled to what it took (input plus the summary's tokens; input alone when the
- * call failed, since a provider bills a request it received; nothing when it never started).
+ * reservation is settled to what it took: the tokens the summarizer reported, else input plus the
+ * summary's tokens by the engine's counter (input alone when the call failed, since a provider
+ * bills a request it received; nothing when it never started).
  * When the reservation does not fit, the node is written by the extractive summarizer (no model,
  * instant) and the estimate is recorded as debt, so the shortfall stays visible.
  *
@@ -67,16 +68,26 @@ export class SummarySpendGate implements SummarizerGrants {
   }
 }
 
-/** One granted call: waits for a slot when asked to, and remembers what it took. */
+/**
+ * One granted call: waits for a slot when asked to, and remembers what it took: the tokens the
+ * summarizer reported (`onUsage`), else the engine's count of the input and the summary.
+ */
 class MeteredCall {
   readonly summarizer: Summarizer;
   private started = false;
   private outputTokens = 0;
+  private reportedTokens: number | undefined;
 
   constructor(inner: Summarizer, options: SpendGateOptions, waitForSlot: boolean) {
     const call = async (input: SummarizeInput) => {
       this.started = true;
-      const text = await inner.summarize(input);
+      const text = await inner.summarize({
+        ...input,
+        onUsage: (usage) => {
+          this.reportedTokens = (this.reportedTokens ?? 0) + usage.inputTokens + usage.outputTokens;
+          input.onUsage?.(usage);
+        },
+      });
       this.outputTokens = options.counter.countText(text);
       return text;
     };
@@ -88,6 +99,7 @@ class MeteredCall {
   }
 
   tokens(inputTokens: number): number {
+    if (this.reportedTokens !== undefined) return this.reportedTokens;
     return this.started ? inputTokens + this.outputTokens : 0;
   }
 }

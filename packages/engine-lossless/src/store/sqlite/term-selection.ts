@@ -46,6 +46,18 @@ export interface CountedTerm {
 
 /** Terms of this many words or more are read as id lists by `selectCounted` (see `CountedTerm`). */
 const PHRASE_WORDS = 2;
+
+/** A term being selected: its place in the query, and whether it is common only by its words. */
+type Counted = CountedTerm & { index: number; assumedCommon?: boolean };
+
+function isRare(entry: CountedTerm): boolean {
+  return !entry.capped && entry.matches > 0;
+}
+
+/** A term of several words, matched as a phrase (and read as an id list, see `CountedTerm`). */
+function isPhrase(term: string): boolean {
+  return (term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS && matchExpression([term]) !== undefined;
+}
 /** Runs of letters and digits: roughly the words FTS5's tokenizer makes of a term. */
 const WORD_RUN = /[\p{L}\p{N}]+/gu;
 
@@ -90,26 +102,28 @@ export class TermSelection {
   selectCounted(terms: readonly string[]): CountedTerm[] {
     const storeSize = this.storeSize();
     const cap = capFor(storeSize);
-    const counted = terms.map((term, index) => {
-      const words = term.match(WORD_RUN) ?? [];
-      if (words.length < PHRASE_WORDS || matchExpression([term]) === undefined) {
+    const counted = terms.map((term, index): Counted => {
+      if (!isPhrase(term)) {
         const matches = this.keptMatches(term, cap, storeSize);
         return { term, index, matches, capped: matches >= cap };
       }
       // A phrase whose every word is common is taken as common without matching it: that
       // match is the costly one (FTS5 checks positions wherever the common words meet), and
       // a prompt's pasted paths are mostly such phrases.
+      const words = term.match(WORD_RUN) ?? [];
       const common = words.every((word) => this.keptMatches(word, cap, storeSize) >= cap);
-      return common ? { term, index, matches: cap, capped: true } : { ...this.phraseIds(term, cap), index };
+      if (common) return { term, index, matches: cap, capped: true, assumedCommon: true };
+      return { ...this.phraseIds(term, cap), index };
     });
-    // Kept only when nothing rarer was found: matched after all.
-    return this.selectFrom(counted).map((entry) =>
-      entry.capped &&
-      entry.newestIds === undefined &&
-      (entry.term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS
-        ? this.phraseIds(entry.term, cap)
-        : entry,
-    );
+    // With nothing rare found, a phrase taken as common may be rare after all: matched, then.
+    if (!counted.some(isRare) && counted.some((entry) => entry.assumedCommon === true)) {
+      return this.selectFrom(
+        counted.map((entry) =>
+          entry.assumedCommon === true ? { ...this.phraseIds(entry.term, cap), index: entry.index } : entry,
+        ),
+      );
+    }
+    return this.selectFrom(counted);
   }
 
   /** A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`). */
@@ -123,18 +137,23 @@ export class TermSelection {
     return (this.size.get() as { size: number }).size;
   }
 
-  private counted(terms: readonly string[], cap: number): Array<CountedTerm & { index: number }> {
+  private counted(terms: readonly string[], cap: number): Counted[] {
     return terms.map((term, index) => {
       const matches = this.matches(term, cap);
       return { term, index, matches, capped: matches >= cap };
     });
   }
 
-  /** The rare terms, else the first few (all reached the cap: their order is all that tells them apart). */
-  private selectFrom(counted: ReadonlyArray<CountedTerm & { index: number }>): CountedTerm[] {
-    const rare = counted.filter((entry) => !entry.capped);
-    const kept = rare.length > 0 ? rare : counted.slice(0, KEEP_WHEN_ALL_COMMON);
-    return kept.map(({ index: _index, ...entry }) => entry);
+  /**
+   * The rare terms, else the first few that match at all (all reached the cap: their order is
+   * all that tells them apart). A term that matches nothing is not rare: it must not leave the
+   * others out.
+   */
+  private selectFrom(counted: readonly Counted[]): CountedTerm[] {
+    const rare = counted.filter(isRare);
+    const kept =
+      rare.length > 0 ? rare : counted.filter((entry) => entry.matches > 0).slice(0, KEEP_WHEN_ALL_COMMON);
+    return kept.map(({ index: _index, assumedCommon: _assumed, ...entry }) => entry);
   }
 
   /**
