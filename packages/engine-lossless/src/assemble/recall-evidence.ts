@@ -10,10 +10,11 @@
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
-import { readingBody, readingHeader } from "../recall/message-text.js";
+import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
 import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
+import { excerptOf } from "./excerpt.js";
 
 /** Search words taken from the prompt. */
 const MAX_QUERY_WORDS = 12;
@@ -24,6 +25,12 @@ const CANDIDATES = 40;
  * and ranking costs about a microsecond per match, so it must not grow with the session.
  */
 const MAX_RANKED = 200;
+/** A message over this share of the block's room goes in as an excerpt. */
+const WHOLE_SHARE = 0.4;
+/** Most tokens of one excerpt. */
+const EXCERPT_TOKENS = 240;
+/** Characters an excerpt of one token holds, estimated low (code and logs are dense). */
+const CHARS_PER_TOKEN = 3;
 /** Below this room a block would hold nothing useful. */
 const MIN_ROOM_TOKENS = 48;
 
@@ -122,13 +129,17 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   // result can be tens of kilobytes, and most candidates are never shown).
   const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
   const heads = await request.store.readMessageHeads(request.sessionId, [...new Set(around)]);
-  const bySeq = new Map(heads.map((head) => [head.seq, head]));
-  const choice = {
-    hits,
-    bySeq,
-    inContext: request.inContext,
-    roomTokens: request.roomTokens - introTokens(),
-  };
+  const roomTokens = request.roomTokens - introTokens();
+  // A message too large to repeat whole goes in as an excerpt around its matches, at the
+  // excerpt's size: a long tool output holding the answer would otherwise never fit.
+  const excerptTokens = Math.min(EXCERPT_TOKENS, Math.floor(roomTokens * WHOLE_SHARE));
+  const excerpted = new Set(
+    heads.filter((head) => head.tokens > roomTokens * WHOLE_SHARE).map((head) => head.seq),
+  );
+  const bySeq = new Map(
+    heads.map((head) => [head.seq, excerpted.has(head.seq) ? { ...head, tokens: excerptTokens } : head]),
+  );
+  const choice = { hits, bySeq, inContext: request.inContext, roomTokens };
   const chosen =
     request.meaning?.ranksWords === true ? chooseHitsThenPartners(choice) : chooseExchanges(choice);
   if (chosen.length === 0) return undefined;
@@ -141,8 +152,9 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   const readable = chosen
     .map((unit) => unit.filter((head) => jsonBySeq.has(head.seq)))
     .filter((unit) => unit.length > 0);
+  const excerpts = { seqs: excerpted, words, maxChars: excerptTokens * CHARS_PER_TOKEN };
   while (readable.length > 0) {
-    const evidence = renderBlock(readable.flat(), jsonBySeq, request.counter);
+    const evidence = renderBlock(readable.flat(), jsonBySeq, excerpts, request.counter);
     if (evidence.tokens <= request.roomTokens) return evidence;
     readable.pop();
   }
@@ -154,16 +166,24 @@ function introTokens(): number {
   return Math.ceil(BLOCK_INTRO.length / 3);
 }
 
-/** The block of the chosen messages (each read back whole into `jsonBySeq`), oldest first. */
+/**
+ * The block of the chosen messages (each read back whole into `jsonBySeq`), oldest first; those in
+ * `excerpts.seqs` as the excerpt around the query's words, saying where it sits.
+ */
 function renderBlock(
   chosen: readonly StoredMessageHead[],
   jsonBySeq: ReadonlyMap<number, string>,
+  excerpts: { seqs: ReadonlySet<number>; words: readonly string[]; maxChars: number },
   counter: TokenCounter,
 ): RecalledEvidence {
   const inOrder = [...chosen].sort((left, right) => left.seq - right.seq);
   const sections = inOrder.map((head) => {
+    const header = readingHeader(head.seq, head.role, head.createdAt);
     const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
-    return `${readingHeader(head.seq, head.role, head.createdAt)}\n${body}`;
+    if (!excerpts.seqs.has(head.seq)) return `${header}\n${body}`;
+    const excerpt = excerptOf(body, excerpts.words, excerpts.maxChars);
+    const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(head.seq)} reads it all)`;
+    return `${header} ${where}\n${excerpt.text}`;
   });
   const message: AgentMessage = {
     role: "user",

@@ -1,0 +1,69 @@
+import type { AgentMessage } from "@clew/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { excerptOf } from "../src/assemble/excerpt.js";
+import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import {
+  assistantText,
+  assistantToolCall,
+  fillerText,
+  toolResult,
+  userText,
+} from "./support/conversations.js";
+import { store as stored } from "./support/preparation.js";
+import { TempEngines } from "./support/temp-engine.js";
+
+const engines = new TempEngines();
+afterAll(() => engines.cleanup());
+const START = Date.UTC(2025, 3, 1, 9);
+const NEEDLE = "The staging relay listens on port 7431 behind the blue gateway.";
+
+describe("excerpts of long messages", () => {
+  it("keeps the window holding the most query words, its edges on whitespace", () => {
+    const text = `${fillerText(5_000, 1)} ${NEEDLE} ${fillerText(5_000, 2)} relay ${fillerText(3_000, 3)}`;
+    const excerpt = excerptOf(text, ["relay", "port", "gateway"], 600);
+    expect(excerpt.text).toContain(NEEDLE);
+    expect(excerpt.text.length).toBeLessThanOrEqual(600);
+    expect(text.slice(excerpt.from, excerpt.to)).toBe(excerpt.text);
+    expect(/\s/u.test(text[excerpt.from - 1] ?? "")).toBe(true);
+    expect(/\s/u.test(text[excerpt.to] ?? "")).toBe(true);
+  });
+
+  it("answers a short text whole, and a long one without a match by its opening", () => {
+    expect(excerptOf("short text", ["zzz"], 600)).toEqual({ text: "short text", from: 0, to: 10 });
+    const long = fillerText(3_000, 4);
+    const opening = excerptOf(long, ["zzqx"], 500);
+    expect(opening.from).toBe(0);
+    expect(long.startsWith(opening.text)).toBe(true);
+    expect(opening.text.length).toBeLessThanOrEqual(500);
+  });
+
+  it("recalls the part of a long tool output that answers the prompt, saying where it sits", async () => {
+    const output = `${fillerText(15_000, 5)}\n${NEEDLE}\n${fillerText(15_000, 6)}`;
+    const messages: AgentMessage[] = [
+      userText("Read the relay config.", START),
+      assistantToolCall("call_1", "read", { path: "relay.conf" }, START + 1),
+      toolResult("call_1", "read", output, START + 2),
+      assistantText("Read it.", START + 3),
+    ];
+    for (let turn = 0; turn < 40; turn++) {
+      const at = START + 10_000 + turn * 10;
+      messages.push(
+        userText(`Notes ${turn}: ${fillerText(300, turn + 10)}`, at),
+        assistantText("Noted.", at + 1),
+      );
+    }
+    const engine = await engines.engine();
+    await stored(engine, "s", messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages,
+      tokenBudget: 3_000,
+      prompt: "Which port does the staging relay listen on?",
+    });
+    const block = JSON.stringify(result.messages.find(isRecalledContext) ?? null);
+    expect(block).toContain(NEEDLE);
+    expect(block).toMatch(/\(excerpt: characters \d+–\d+ of 30\d{3}; recall_read m3 reads it all\)/);
+    expect(result.estimatedTokens).toBeLessThanOrEqual(3_000);
+  });
+});
