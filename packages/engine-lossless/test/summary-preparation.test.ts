@@ -102,6 +102,39 @@ describe("summaries prepared before the threshold", () => {
     expect(compactions).toBe(2);
   });
 
+  it("include the next condensation once summaries fill half their share, published without a call", async () => {
+    const summarizer = new StubSummarizer("prep");
+    const { engine, store: db } = databases.open(await databases.path(), { ...SMALL_CHUNKS, summarizer });
+    const history = turns(600);
+    for (let end = 4; end <= history.length; end += 4) {
+      await store(engine, "s", history.slice(0, end));
+      const before = await db.readContextView("s");
+      const preparedCondensed = (await db.listSummaryJobs("s")).filter(
+        (job) => job.kind === "condensed" && job.prepared !== undefined,
+      );
+      const callsBefore = summarizer.calls.length;
+      await maintainAndSettle(engine, "s");
+      const after = await db.readContextView("s");
+      const known = new Set(summaryItems(before).map((summary) => summary.summaryId));
+      const published = summaryItems(after).filter(
+        (summary) => summary.kind === "condensed" && !known.has(summary.summaryId),
+      );
+      const fromPrepared = published.filter((summary) =>
+        preparedCondensed.some((job) => job.prepared?.summary.summaryId === summary.summaryId),
+      );
+      if (fromPrepared.length === 0) continue;
+      for (const summary of fromPrepared) {
+        // Written before this maintenance ran: the compaction took it instead of calling.
+        expect(callOf(summary.content)).toBeLessThan(callsBefore);
+        expect(summary.depth).toBe(1);
+      }
+      const left = new Set((await db.listSummaryJobs("s")).map((job) => job.chunkKey));
+      for (const job of preparedCondensed) expect(left.has(job.chunkKey)).toBe(false);
+      return;
+    }
+    throw new Error("no compaction published a prepared condensed node");
+  });
+
   it("are not made without preparation, so the threshold compaction then calls the summarizer", async () => {
     const summarizer = new StubSummarizer("live");
     const { engine, store: db } = databases.open(await databases.path(), {

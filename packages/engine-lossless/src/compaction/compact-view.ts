@@ -12,7 +12,7 @@
  *    another worker is preparing.
  * 2. Condense: while the view is over the target, or summaries before the tail exceed
  *    `summaryShare` of the budget, runs of summaries (shallowest depth first, oldest first) fold
- *    into condensed nodes.
+ *    into condensed nodes; a run prepared in the background (same items) takes its node.
  * 3. Root: if still over the target, everything before the tail folds into one node capped at the
  *    room the tail leaves.
  *
@@ -25,7 +25,7 @@ import { abortReason } from "@clew/core";
 import type { CompactionWrite } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import { type BuiltNode, buildNode, type NodeSettings } from "./build-node.js";
-import { leafCap, MIN_LEAF_CHUNK_TOKENS } from "./leaf-chunk.js";
+import { condensedCap, leafCap, MIN_LEAF_CHUNK_TOKENS } from "./leaf-chunk.js";
 import type { LeafSupply, SummarizerGrant, SummarizerGrants } from "./leaf-supply.js";
 import { assembledTokens, condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "./plan.js";
 
@@ -74,9 +74,6 @@ export interface CompactViewOutcome {
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
   aborted?: unknown;
 }
-
-/** A condensed node's cap as a share of its run. */
-const CONDENSE_RATIO = 0.6;
 
 export async function compactView(
   settings: CompactionSettings,
@@ -173,7 +170,12 @@ async function condensePhase(
       skip,
     });
     if (run === undefined) return;
-    const cap = Math.min(settings.condensedTargetTokens, Math.floor(run.tokens * CONDENSE_RATIO));
+    const prepared = request.supply?.prepared(state.items.slice(run.start, run.end));
+    if (prepared !== undefined && state.replace(run, prepared.node)) {
+      state.settled.push(prepared.chunkKey);
+      continue;
+    }
+    const cap = condensedCap(settings.condensedTargetTokens, run.tokens);
     const replaced = state.replace(run, await buildFor(settings, request, state, run, cap));
     if (!replaced) skip.add((state.items[run.start] as ViewItem).position);
   }

@@ -15,9 +15,17 @@ export const MIN_LEAF_CHUNK_TOKENS = 400;
 /** A leaf summary's cap as a share of its chunk. */
 const LEAF_RATIO = 0.35;
 
+/** A condensed node's cap as a share of its run. */
+const CONDENSE_RATIO = 0.6;
+
 /** The most tokens a leaf summary over `chunkTokens` may take. */
 export function leafCap(leafTargetTokens: number, chunkTokens: number): number {
   return Math.min(leafTargetTokens, Math.floor(chunkTokens * LEAF_RATIO));
+}
+
+/** The most tokens a condensed node over a run of `runTokens` may take. */
+export function condensedCap(condensedTargetTokens: number, runTokens: number): number {
+  return Math.min(condensedTargetTokens, Math.floor(runTokens * CONDENSE_RATIO));
 }
 
 /**

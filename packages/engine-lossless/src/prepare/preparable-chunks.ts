@@ -4,7 +4,7 @@
  * is for exactly the chunk compaction will want.
  */
 import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS } from "../compaction/leaf-chunk.js";
-import { freshTailStart, leafChunks } from "../compaction/plan.js";
+import { condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "../compaction/plan.js";
 import type { StoredSummaryJob, SummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 
@@ -38,6 +38,55 @@ export function preparableChunks(
     });
 }
 
+/** How compaction picks runs to condense (see `condenseRun`), and the budget's summary share. */
+export interface CondenseShape {
+  fanIn: number;
+  maxInputTokens: number;
+  /** Tokens of summaries before the tail from which compaction condenses. */
+  summaryLimit: number;
+}
+
+/** Share of `summaryLimit` from which the next condensation is prepared. */
+const PREPARE_CONDENSE_AT = 0.5;
+
+/**
+ * The run of summaries compaction will condense first, once the summaries before the fresh tail
+ * fill half their share of the budget, and only when the run is closed (it stays the same run
+ * however many leaves follow it), so the node is made once, for exactly the run compaction picks.
+ */
+export function preparableCondensation(
+  items: readonly ViewItem[],
+  tailTokens: number,
+  shape: CondenseShape,
+): PreparableChunk | undefined {
+  const tailStart = freshTailStart(items, tailTokens);
+  if (runTokens(items, 0, tailStart) < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
+  const run = firstCondenseRun(items, tailStart, shape);
+  const unbounded = firstCondenseRun(items, items.length, shape);
+  if (run === undefined || run.start !== unbounded?.start || run.end !== unbounded.end) return undefined;
+  const runItems = items.slice(run.start, run.end);
+  return {
+    chunkKey: chunkKeyOf(runItems),
+    kind: "condensed",
+    firstPosition: (runItems[0] as ViewItem).position,
+    lastPosition: (runItems.at(-1) as ViewItem).position,
+    items: runItems,
+    tokens: run.tokens,
+  };
+}
+
+function firstCondenseRun(
+  items: readonly ViewItem[],
+  limit: number,
+  shape: CondenseShape,
+): ItemRun | undefined {
+  return condenseRun(items, limit, {
+    maxFanIn: shape.fanIn,
+    maxInputTokens: shape.maxInputTokens,
+    skip: new Set(),
+  });
+}
+
 /**
  * Jobs whose chunk is no longer a closed chunk of the view (a compaction replaced some of its
  * items, or the chunking changed), unless a worker's lease on them still runs: that worker will
@@ -56,7 +105,16 @@ export function staleJobs(
       .filter((chunk) => chunk.closed)
       .map((chunk) => chunkKeyOf(items.slice(chunk.start, chunk.end))),
   );
-  return jobs.filter((job) => !current.has(job.chunkKey) && !leaseRuns(job, now)).map((job) => job.chunkKey);
+  const stale = (job: StoredSummaryJob) =>
+    job.kind === "condensed" ? !stillInView(items, job) : !current.has(job.chunkKey);
+  return jobs.filter((job) => stale(job) && !leaseRuns(job, now)).map((job) => job.chunkKey);
+}
+
+/** Whether the view still holds the job's items where they were: a condensed run stays until condensed. */
+function stillInView(items: readonly ViewItem[], job: StoredSummaryJob): boolean {
+  const start = items.findIndex((item) => item.position === job.firstPosition);
+  const end = items.findIndex((item) => item.position === job.lastPosition);
+  return start >= 0 && end >= start && chunkKeyOf(items.slice(start, end + 1)) === job.chunkKey;
 }
 
 /** Whether a worker holds the job now. */

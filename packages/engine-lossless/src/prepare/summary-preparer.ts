@@ -1,7 +1,8 @@
 /**
- * Background preparation of leaf summaries: as chunks of raw messages leave the fresh tail, each
- * gets its summary made and stored as prepared (the view does not change), so the compaction at
- * the threshold publishes them without waiting for a summarizer.
+ * Background preparation of summaries: as chunks of raw messages leave the fresh tail, each gets
+ * its leaf made and stored as prepared (the view does not change), and once the summaries fill
+ * half their share of the budget, so does the condensed node of the run compaction will condense
+ * first; the compaction at the threshold publishes them without waiting for a summarizer.
  *
  * Each chunk is a job in the store, claimed with a lease (owner id, expiry), so engines sharing a
  * database never summarize the same chunk at once, and a crashed worker's job is taken over once
@@ -14,19 +15,28 @@
  */
 import { describeError, isAbortForSignal, type Logger } from "@clew/core";
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
-import { leafCap } from "../compaction/leaf-chunk.js";
+import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
 import type { SummarizerGrants } from "../compaction/leaf-supply.js";
 import type { LosslessStore, PreparedSummary } from "../store/store.js";
 import type { SessionView } from "../view/session-view.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { leaseRuns, type PreparableChunk, preparableChunks, staleJobs } from "./preparable-chunks.js";
+import {
+  leaseRuns,
+  type PreparableChunk,
+  preparableChunks,
+  preparableCondensation,
+  staleJobs,
+} from "./preparable-chunks.js";
 
 export interface PreparerOptions {
   store: LosslessStore;
   node: NodeSettings;
   leafChunkTokens: number;
   leafTargetTokens: number;
+  condensedTargetTokens: number;
+  condenseFanIn: number;
   freshTailShare: number;
+  summaryShare: number;
   grants: SummarizerGrants;
   limiter: ConcurrencyLimiter;
   /** Names this engine in leases; unique among the processes sharing the store. */
@@ -90,9 +100,15 @@ export class SummaryPreparer {
       jobs.filter((job) => job.prepared !== undefined || leaseRuns(job, now)).map((job) => job.chunkKey),
     );
     const tailTokens = Math.floor(input.budgetTokens * this.options.freshTailShare);
-    const chunks = preparableChunks(items, tailTokens, leafChunkTokens).filter(
-      (chunk) => !taken.has(chunk.chunkKey),
-    );
+    const condensation = preparableCondensation(items, tailTokens, {
+      fanIn: this.options.condenseFanIn,
+      maxInputTokens: leafChunkTokens,
+      summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
+    });
+    const chunks = [
+      ...preparableChunks(items, tailTokens, leafChunkTokens),
+      ...(condensation === undefined ? [] : [condensation]),
+    ].filter((chunk) => !taken.has(chunk.chunkKey));
     await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk)));
   }
 
@@ -136,13 +152,16 @@ export class SummaryPreparer {
     }
   }
 
-  /** The chunk's leaf, made exactly as compaction would make it (same items, same cap). */
+  /** The chunk's node, made exactly as compaction would make it (same items, same cap). */
   private async summarize(
     sessionId: string,
     chunk: PreparableChunk,
     signal: AbortSignal,
   ): Promise<PreparedSummary | undefined> {
-    const maxTokens = leafCap(this.options.leafTargetTokens, chunk.tokens);
+    const maxTokens =
+      chunk.kind === "leaf"
+        ? leafCap(this.options.leafTargetTokens, chunk.tokens)
+        : condensedCap(this.options.condensedTargetTokens, chunk.tokens);
     const grant = await this.options.grants.grant({
       sessionId,
       inputTokens: chunk.items.reduce((sum, item) => sum + item.tokens, 0),

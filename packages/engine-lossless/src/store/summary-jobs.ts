@@ -17,7 +17,8 @@
  */
 import type { ContextEdit, NewSummary } from "./store.js";
 
-export type SummaryJobKind = "leaf";
+/** A leaf over raw messages, or a condensed node over a run of summaries. */
+export type SummaryJobKind = "leaf" | "condensed";
 
 /** A chunk of the context view whose summary a worker prepares. */
 export interface SummaryJob {
