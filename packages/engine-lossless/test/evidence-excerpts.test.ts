@@ -28,6 +28,21 @@ describe("excerpts of long messages", () => {
     expect(/\s/u.test(text[excerpt.to] ?? "")).toBe(true);
   });
 
+  it("matches whole words in the text as written, and never cuts a character in two", () => {
+    // "port" inside a hundred "import" lines must not hide the one real "port".
+    const imports = Array.from({ length: 100 }, (_, index) => `import module${index} from "x";`).join("\n");
+    const found = excerptOf(`${imports}\n${NEEDLE}\n${imports}`, ["port"], 300);
+    expect(found.text).toContain(NEEDLE);
+    // Lower-casing "İ" makes two characters: offsets must come from the text itself.
+    const dotted = `${"İ".repeat(300)} ${fillerText(2_000, 8)} ${NEEDLE} ${fillerText(2_000, 9)}`;
+    expect(excerptOf(dotted, ["relay", "port"], 400).text).toContain(NEEDLE);
+    // No whitespace near the edges: an emoji at either edge stays whole or goes whole.
+    const emoji = "😀".repeat(2_000);
+    const cut = excerptOf(emoji, ["zzqx"], 301);
+    expect(cut.text.length % 2).toBe(0);
+    expect([...cut.text].every((character) => character === "😀")).toBe(true);
+  });
+
   it("answers a short text whole, and a long one without a match by its opening", () => {
     expect(excerptOf("short text", ["zzz"], 600)).toEqual({ text: "short text", from: 0, to: 10 });
     const long = fillerText(3_000, 4);

@@ -248,7 +248,7 @@ describe("compaction over prepared summaries", () => {
       liveLeavesAbove: 1,
     });
     expect(forbidden.calls).toEqual([]);
-    expect(outcome.preparedLeaves).toBe(jobs.length);
+    expect(outcome.preparedSummaries).toBe(jobs.length);
     expect(outcome.write.settledJobs?.sort()).toEqual(jobs.map((job) => job.chunkKey).sort());
     expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
   });

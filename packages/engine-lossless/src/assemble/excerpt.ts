@@ -21,7 +21,7 @@ const EDGE_SLACK = 80;
 /** The excerpt of `text` for `words` (matched case-insensitively); its opening when none occurs. */
 export function excerptOf(text: string, words: readonly string[], maxChars: number): Excerpt {
   if (text.length <= maxChars) return { text, from: 0, to: text.length };
-  const occurrences = occurrencesOf(text.toLowerCase(), words);
+  const occurrences = occurrencesOf(text, words);
   let bestStart = 0;
   let bestCount = 0;
   // A window opens a quarter of its width before an occurrence, so what precedes the match (the
@@ -34,10 +34,21 @@ export function excerptOf(text: string, words: readonly string[], maxChars: numb
       bestStart = start;
     }
   }
-  const from = bestStart === 0 ? 0 : afterWhitespace(text, bestStart);
+  const from = wholeCharacterStart(text, bestStart === 0 ? 0 : afterWhitespace(text, bestStart));
   const end = Math.min(text.length, bestStart + maxChars);
-  const to = end === text.length ? end : beforeWhitespace(text, end, from);
+  const to = wholeCharacterEnd(text, end === text.length ? end : beforeWhitespace(text, end, from));
   return { text: text.slice(from, to), from, to };
+}
+
+/** `at`, moved past the second half of a surrogate pair (an emoji is never cut in two). */
+function wholeCharacterStart(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff ? at + 1 : at;
+}
+
+function wholeCharacterEnd(text: string, at: number): number {
+  const code = text.charCodeAt(at - 1);
+  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
 }
 
 interface Occurrence {
@@ -45,15 +56,20 @@ interface Occurrence {
   word: number;
 }
 
-function occurrencesOf(lowered: string, words: readonly string[]): Occurrence[] {
+/**
+ * Where each word occurs as a whole word ("port" not in "import"), case-insensitively, in `text`
+ * itself (lower-casing can change a text's length, and so every offset after it).
+ */
+function occurrencesOf(text: string, words: readonly string[]): Occurrence[] {
   const found: Occurrence[] = [];
   for (const [word, raw] of words.entries()) {
-    const needle = raw.toLowerCase();
-    if (needle.length === 0) continue;
-    let at = lowered.indexOf(needle);
-    for (let seen = 0; at >= 0 && seen < MAX_OCCURRENCES; seen++) {
-      found.push({ at, word });
-      at = lowered.indexOf(needle, at + needle.length);
+    if (raw.length === 0) continue;
+    const escaped = raw.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "giu");
+    let seen = 0;
+    for (const match of text.matchAll(pattern)) {
+      found.push({ at: match.index, word });
+      if (++seen === MAX_OCCURRENCES) break;
     }
   }
   return found.sort((left, right) => left.at - right.at);

@@ -31,6 +31,10 @@ const WHOLE_SHARE = 0.4;
 const EXCERPT_TOKENS = 240;
 /** Characters an excerpt of one token holds, estimated low (code and logs are dense). */
 const CHARS_PER_TOKEN = 3;
+/** The note saying where an excerpt sits, counted ahead. */
+const EXCERPT_NOTE_TOKENS = 24;
+/** Attempts at narrowing an excerpt the counter finds too long. */
+const FIT_ATTEMPTS = 3;
 /** Below this room a block would hold nothing useful. */
 const MIN_ROOM_TOKENS = 48;
 
@@ -137,7 +141,10 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     heads.filter((head) => head.tokens > roomTokens * WHOLE_SHARE).map((head) => head.seq),
   );
   const bySeq = new Map(
-    heads.map((head) => [head.seq, excerpted.has(head.seq) ? { ...head, tokens: excerptTokens } : head]),
+    heads.map((head) => [
+      head.seq,
+      excerpted.has(head.seq) ? { ...head, tokens: excerptTokens + EXCERPT_NOTE_TOKENS } : head,
+    ]),
   );
   const choice = { hits, bySeq, inContext: request.inContext, roomTokens };
   const chosen =
@@ -152,13 +159,29 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   const readable = chosen
     .map((unit) => unit.filter((head) => jsonBySeq.has(head.seq)))
     .filter((unit) => unit.length > 0);
-  const excerpts = { seqs: excerpted, words, maxChars: excerptTokens * CHARS_PER_TOKEN };
+  const excerpts = { seqs: excerpted, words, maxTokens: excerptTokens };
   while (readable.length > 0) {
     const evidence = renderBlock(readable.flat(), jsonBySeq, excerpts, request.counter);
     if (evidence.tokens <= request.roomTokens) return evidence;
     readable.pop();
   }
   return undefined;
+}
+
+/**
+ * The excerpt of `body` for `words` within `maxTokens` by `counter`: sized by characters first,
+ * then narrowed while the counter finds it too long (dense text, CJK: a token per character).
+ */
+function fittedExcerpt(body: string, words: readonly string[], maxTokens: number, counter: TokenCounter) {
+  let maxChars = maxTokens * CHARS_PER_TOKEN;
+  let excerpt = excerptOf(body, words, maxChars);
+  for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
+    const tokens = counter.countText(excerpt.text);
+    if (tokens <= maxTokens) break;
+    maxChars = Math.floor((maxChars * maxTokens * 0.9) / tokens);
+    excerpt = excerptOf(body, words, maxChars);
+  }
+  return excerpt;
 }
 
 /** The intro's size, estimated as the messages' are, ahead of the exact count. */
@@ -173,7 +196,7 @@ function introTokens(): number {
 function renderBlock(
   chosen: readonly StoredMessageHead[],
   jsonBySeq: ReadonlyMap<number, string>,
-  excerpts: { seqs: ReadonlySet<number>; words: readonly string[]; maxChars: number },
+  excerpts: { seqs: ReadonlySet<number>; words: readonly string[]; maxTokens: number },
   counter: TokenCounter,
 ): RecalledEvidence {
   const inOrder = [...chosen].sort((left, right) => left.seq - right.seq);
@@ -181,7 +204,8 @@ function renderBlock(
     const header = readingHeader(head.seq, head.role, head.createdAt);
     const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
     if (!excerpts.seqs.has(head.seq)) return `${header}\n${body}`;
-    const excerpt = excerptOf(body, excerpts.words, excerpts.maxChars);
+    const excerpt = fittedExcerpt(body, excerpts.words, excerpts.maxTokens, counter);
+    if (excerpt.from === 0 && excerpt.to === body.length) return `${header}\n${body}`;
     const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(head.seq)} reads it all)`;
     return `${header} ${where}\n${excerpt.text}`;
   });

@@ -27,7 +27,15 @@ import type { ViewItem } from "../view/session-view.js";
 import { type BuiltNode, buildNode, type NodeSettings } from "./build-node.js";
 import { condensedCap, leafCap, MIN_LEAF_CHUNK_TOKENS } from "./leaf-chunk.js";
 import type { LeafSupply, SummarizerGrant, SummarizerGrants } from "./leaf-supply.js";
-import { assembledTokens, condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "./plan.js";
+import {
+  assembledTokens,
+  condenseLimitsOf,
+  condenseRun,
+  freshTailStart,
+  type ItemRun,
+  leafChunks,
+  runTokens,
+} from "./plan.js";
 
 export interface CompactionSettings extends NodeSettings {
   freshTailShare: number;
@@ -69,8 +77,8 @@ export interface CompactViewOutcome {
   reason?: string;
   leafNodes: number;
   condensedNodes: number;
-  /** Leaf nodes published from prepared summaries (no summarizer call). */
-  preparedLeaves: number;
+  /** Nodes published from prepared summaries (no summarizer call): leaves and condensed. */
+  preparedSummaries: number;
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
   aborted?: unknown;
 }
@@ -99,7 +107,7 @@ export async function compactView(
       ...(explained === undefined ? {} : { reason: explained }),
       leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length,
       condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
-      preparedLeaves: state.settled.length,
+      preparedSummaries: state.settled.length,
       ...(aborted === undefined ? {} : { aborted }),
     };
   };
@@ -164,13 +172,15 @@ async function condensePhase(
     const tailStart = freshTailStart(state.items, tailTokens);
     const summaryTokens = runTokens(state.items, 0, tailStart);
     if (state.total() <= request.targetTokens && summaryTokens <= summaryLimit) return;
-    const run = condenseRun(state.items, tailStart, {
-      maxFanIn: settings.condenseFanIn,
-      maxInputTokens: settings.leafChunkTokens,
-      skip,
-    });
+    const run = condenseRun(state.items, tailStart, condenseLimitsOf(settings, skip));
     if (run === undefined) return;
-    const prepared = request.supply?.prepared(state.items.slice(run.start, run.end));
+    const runItems = state.items.slice(run.start, run.end);
+    // As for leaves: the threshold compaction leaves a run another worker is preparing to it.
+    if (request.liveLeavesAbove !== undefined && request.supply?.leased(runItems) === true) {
+      skip.add((state.items[run.start] as ViewItem).position);
+      continue;
+    }
+    const prepared = request.supply?.prepared(runItems);
     if (prepared !== undefined && state.replace(run, prepared.node)) {
       state.settled.push(prepared.chunkKey);
       continue;

@@ -55,7 +55,7 @@ export function compactResultOf(outcome: CompactViewOutcome, target: CompactionT
     budgetSource: target.source,
     leafSummaries: outcome.leafNodes,
     condensedSummaries: outcome.condensedNodes,
-    preparedSummaries: outcome.preparedLeaves,
+    preparedSummaries: outcome.preparedSummaries,
     summaryIds: outcome.write.summaries.map((summary) => summary.summaryId),
   };
   const result = { tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter, details };

@@ -1,8 +1,9 @@
 /**
- * What a leaf chunk is, shared by compaction and by summary preparation so that a summary
- * prepared in the background is the summary compaction would make for the same chunk: the
- * smallest chunk worth a summary, the summary's cap, the chunk's key, and the node a prepared
- * summary stands for.
+ * What a chunk is, shared by compaction and by summary preparation so that a summary prepared in
+ * the background is the summary compaction would make for the same items: the smallest chunk
+ * worth a leaf, the leaf's and the condensed node's caps, the chunk's key (also of a condensed
+ * run; its `leaf_` prefix is only a name kept for stored jobs), and the node a prepared summary
+ * stands for.
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";

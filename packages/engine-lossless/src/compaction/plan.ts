@@ -101,6 +101,17 @@ export interface CondenseLimits {
 }
 
 /**
+ * The limits of condensing under the engine's settings: compaction and summary preparation take
+ * them from here, so a prepared condensed node is for the run compaction picks.
+ */
+export function condenseLimitsOf(
+  settings: { condenseFanIn: number; leafChunkTokens: number },
+  skip: ReadonlySet<number> = new Set(),
+): CondenseLimits {
+  return { maxFanIn: settings.condenseFanIn, maxInputTokens: settings.leafChunkTokens, skip };
+}
+
+/**
  * The next run to condense before `limit`: the oldest run of at least two items at the shallowest
  * depth that has one, with at least one summary, at most `maxFanIn` items and `maxInputTokens`
  * (whole groups, so a straggler's tool results come along).

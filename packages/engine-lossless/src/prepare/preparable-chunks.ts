@@ -1,10 +1,17 @@
 /**
- * Which chunks of a view get a prepared summary, and which stored jobs went stale. Pure functions
- * over the view's items, with the chunking compaction uses (`leafChunks`), so a prepared summary
- * is for exactly the chunk compaction will want.
+ * Which chunks of a view get a prepared summary (leaves, and the next condensation), and which
+ * stored jobs went stale. Pure functions over the view's items, with the chunking and the run
+ * choice compaction uses (`leafChunks`, `condenseRun`), so a prepared summary is for exactly the
+ * items compaction will want.
  */
 import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS } from "../compaction/leaf-chunk.js";
-import { condenseRun, freshTailStart, type ItemRun, leafChunks, runTokens } from "../compaction/plan.js";
+import {
+  condenseLimitsOf,
+  condenseRun,
+  freshTailStart,
+  type ItemRun,
+  leafChunks,
+} from "../compaction/plan.js";
 import type { StoredSummaryJob, SummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 
@@ -38,10 +45,10 @@ export function preparableChunks(
     });
 }
 
-/** How compaction picks runs to condense (see `condenseRun`), and the budget's summary share. */
+/** The engine's settings for condensing (see `condenseLimitsOf`) and the budget's summary share. */
 export interface CondenseShape {
-  fanIn: number;
-  maxInputTokens: number;
+  condenseFanIn: number;
+  leafChunkTokens: number;
   /** Tokens of summaries before the tail from which compaction condenses. */
   summaryLimit: number;
 }
@@ -51,8 +58,12 @@ const PREPARE_CONDENSE_AT = 0.5;
 
 /**
  * The run of summaries compaction will condense first, once the summaries before the fresh tail
- * fill half their share of the budget, and only when the run is closed (it stays the same run
- * however many leaves follow it), so the node is made once, for exactly the run compaction picks.
+ * fill half their share of the budget, and only when nothing compaction does first can change it:
+ * - everything up to the run's end is a summary already (the leaf phase makes no node there);
+ * - the run is full (the fan-in) or a summary that cannot join it follows (no later leaf joins);
+ * - a run deeper than the leaves is prepared only when no raw message waits before the tail
+ *   (new leaves would be condensed first, shallowest depth first).
+ * So the node is made once, for exactly the run compaction picks.
  */
 export function preparableCondensation(
   items: readonly ViewItem[],
@@ -60,10 +71,11 @@ export function preparableCondensation(
   shape: CondenseShape,
 ): PreparableChunk | undefined {
   const tailStart = freshTailStart(items, tailTokens);
-  if (runTokens(items, 0, tailStart) < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
-  const run = firstCondenseRun(items, tailStart, shape);
-  const unbounded = firstCondenseRun(items, items.length, shape);
-  if (run === undefined || run.start !== unbounded?.start || run.end !== unbounded.end) return undefined;
+  const before = items.slice(0, tailStart);
+  const summaryTokens = before.reduce((sum, item) => sum + (item.summary === undefined ? 0 : item.tokens), 0);
+  if (summaryTokens < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
+  const run = condenseRun(items, tailStart, condenseLimitsOf(shape));
+  if (run === undefined || !settled(items, run, tailStart, shape)) return undefined;
   const runItems = items.slice(run.start, run.end);
   return {
     chunkKey: chunkKeyOf(runItems),
@@ -75,23 +87,24 @@ export function preparableCondensation(
   };
 }
 
-function firstCondenseRun(
-  items: readonly ViewItem[],
-  limit: number,
-  shape: CondenseShape,
-): ItemRun | undefined {
-  return condenseRun(items, limit, {
-    maxFanIn: shape.fanIn,
-    maxInputTokens: shape.maxInputTokens,
-    skip: new Set(),
-  });
+/** Whether compaction's leaf phase, and leaves still to come, leave `run` as it is (see above). */
+function settled(items: readonly ViewItem[], run: ItemRun, tailStart: number, shape: CondenseShape): boolean {
+  if (items.slice(0, run.end).some((item) => item.summary === undefined)) return false;
+  const depth = Math.min(...items.slice(run.start, run.end).map((item) => item.summary?.depth ?? 0));
+  if (depth > 0 && items.slice(run.end, tailStart).some((item) => item.summary === undefined)) return false;
+  if (run.end - run.start >= shape.condenseFanIn) return true;
+  const next = items[run.end];
+  if (next?.summary === undefined) return false;
+  const unbounded = condenseRun(items, items.length, condenseLimitsOf(shape));
+  return unbounded?.start === run.start && unbounded.end === run.end;
 }
 
 /**
  * Jobs whose chunk is no longer a closed chunk of the view (a compaction replaced some of its
- * items, or the chunking changed), unless a worker's lease on them still runs: that worker will
- * finish, and a later pass discards its result. Whatever the budget (it only moves the tail), a
- * chunk closed once stays closed, so the whole view is the reference.
+ * items, or the chunking changed), or, for a condensed job, whose run no longer sits in the view
+ * where it was, unless a worker's lease on them still runs: that worker will finish, and a later
+ * pass discards its result. Whatever the budget (it only moves the tail), a chunk closed once
+ * stays closed, so the whole view is the reference.
  */
 export function staleJobs(
   items: readonly ViewItem[],

@@ -101,8 +101,8 @@ export class SummaryPreparer {
     );
     const tailTokens = Math.floor(input.budgetTokens * this.options.freshTailShare);
     const condensation = preparableCondensation(items, tailTokens, {
-      fanIn: this.options.condenseFanIn,
-      maxInputTokens: leafChunkTokens,
+      condenseFanIn: this.options.condenseFanIn,
+      leafChunkTokens,
       summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
     });
     const chunks = [

@@ -1,6 +1,7 @@
 /**
  * Summary preparation in the store (part of the seam; `store.ts` re-exports these types): leased
- * jobs that make a chunk's leaf summary before compaction wants it, the prepared summaries they
+ * jobs that make a node before compaction wants it (a chunk's leaf, or the condensed node of a run
+ * of summaries), the prepared summaries they
  * leave (stored, not published: the context view does not change), and a per-session ledger of
  * summarizer tokens spent, and not spent because the session's budget was exhausted (debt).
  *
