@@ -118,8 +118,8 @@ function slopeTitle(group: SlopeGroup, qualify: boolean): string {
   return qualify ? `${title} [${group.engine}/${group.counter}]` : title;
 }
 
-/** Left-aligns the first column, right-aligns the rest, with a rule under the header. */
-function renderGrid(lines: readonly string[][]): string {
+/** Left-aligns the first `leftColumns` columns, right-aligns the rest, with a rule under the header. */
+export function renderGrid(lines: readonly string[][], leftColumns = 1): string {
   const widths: number[] = [];
   for (const line of lines)
     line.forEach((cell, index) => {
@@ -128,9 +128,10 @@ function renderGrid(lines: readonly string[][]): string {
   const render = (line: readonly string[]) =>
     line
       .map((cell, index) =>
-        index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0),
+        index < leftColumns ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0),
       )
-      .join("  ");
+      .join("  ")
+      .trimEnd();
   const [header, ...body] = lines;
   const rule = widths.map((width) => "-".repeat(width)).join("  ");
   return [render(header ?? []), rule, ...body.map(render)].join("\n");

@@ -3,6 +3,7 @@
  * issue #8's target in its own column and ✓/✗ on every figure it applies to, then notes.
  */
 import type { CellResult } from "../../cell.js";
+import { renderGrid } from "../../report.js";
 import { formatCount } from "../../workloads/workload.js";
 import { ENGINE_SPEED_TOKEN_BUDGET, type EngineSpeedMetrics } from "./engine-speed-cell.js";
 import { type AssembleSlope, assembleSeries } from "./engine-speed-chart.js";
@@ -63,7 +64,7 @@ export function formatEngineSpeedTable(results: readonly CellResult[]): string {
       ...engines.map((engine) => rssCell(cellAt(engine, size))),
     ]);
   });
-  return [title, renderGrid(lines), ...engineSpeedNotes(engines, sizes, results)].join("\n");
+  return [title, renderGrid(lines, 3), ...engineSpeedNotes(engines, sizes, results)].join("\n");
 }
 
 function figureCell(
@@ -132,25 +133,4 @@ function formatFigure(value: number, display: EngineSpeedRow["display"]): string
     case "ratio":
       return `${value.toFixed(2)}×`;
   }
-}
-
-/** Left-aligns the first three columns, right-aligns the engines, with a rule under the header. */
-function renderGrid(lines: readonly string[][]): string {
-  const widths: number[] = [];
-  for (const line of lines) {
-    line.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, cell.length);
-    });
-  }
-  const render = (line: readonly string[]) =>
-    line
-      .map((cell, index) => (index < 3 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  const [header, ...body] = lines;
-  return [
-    render(header ?? []),
-    widths.map((width) => "-".repeat(width)).join("  "),
-    ...body.map(render),
-  ].join("\n");
 }

@@ -20,24 +20,60 @@ const EDGE_SLACK = 80;
 
 /** The excerpt of `text` for `words` (matched case-insensitively); its opening when none occurs. */
 export function excerptOf(text: string, words: readonly string[], maxChars: number): Excerpt {
-  if (text.length <= maxChars) return { text, from: 0, to: text.length };
-  const occurrences = occurrencesOf(text, words);
+  return excerpterOf(text, words)(maxChars);
+}
+
+/**
+ * Excerpts of `text` for `words` at any width, the words found once: a caller narrowing an
+ * excerpt to fit a token count asks again without searching the text again.
+ */
+export function excerpterOf(text: string, words: readonly string[]): (maxChars: number) => Excerpt {
+  let occurrences: Occurrence[] | undefined;
+  return (maxChars) => {
+    if (text.length <= maxChars) return { text, from: 0, to: text.length };
+    occurrences ??= occurrencesOf(text, words);
+    const bestStart = bestWindowStart(occurrences, text.length, maxChars);
+    const from = wholeCharacterStart(text, bestStart === 0 ? 0 : afterWhitespace(text, bestStart));
+    const end = Math.min(text.length, bestStart + maxChars);
+    const to = wholeCharacterEnd(text, end === text.length ? end : beforeWhitespace(text, end, from));
+    return { text: text.slice(from, to), from, to };
+  };
+}
+
+/**
+ * Where the window holding the most distinct words starts. A window opens a quarter of its width
+ * before an occurrence, so what precedes the match (the start of its sentence or line) comes
+ * along. Occurrences are sorted and window starts follow them, so two edges moving forward count
+ * every window in one pass.
+ */
+function bestWindowStart(occurrences: readonly Occurrence[], length: number, maxChars: number): number {
+  const counts = new Map<number, number>();
   let bestStart = 0;
   let bestCount = 0;
-  // A window opens a quarter of its width before an occurrence, so what precedes the match (the
-  // start of its sentence or line) comes along.
+  let leaving = 0;
+  let joining = 0;
   for (const occurrence of occurrences) {
-    const start = Math.max(0, Math.min(occurrence.at - Math.floor(maxChars / 4), text.length - maxChars));
-    const count = distinctWithin(occurrences, start, start + maxChars);
-    if (count > bestCount) {
-      bestCount = count;
+    const start = Math.max(0, Math.min(occurrence.at - Math.floor(maxChars / 4), length - maxChars));
+    for (
+      ;
+      joining < occurrences.length && (occurrences[joining] as Occurrence).at < start + maxChars;
+      joining++
+    ) {
+      const word = (occurrences[joining] as Occurrence).word;
+      counts.set(word, (counts.get(word) ?? 0) + 1);
+    }
+    for (; leaving < joining && (occurrences[leaving] as Occurrence).at < start; leaving++) {
+      const word = (occurrences[leaving] as Occurrence).word;
+      const left = (counts.get(word) ?? 1) - 1;
+      if (left === 0) counts.delete(word);
+      else counts.set(word, left);
+    }
+    if (counts.size > bestCount) {
+      bestCount = counts.size;
       bestStart = start;
     }
   }
-  const from = wholeCharacterStart(text, bestStart === 0 ? 0 : afterWhitespace(text, bestStart));
-  const end = Math.min(text.length, bestStart + maxChars);
-  const to = wholeCharacterEnd(text, end === text.length ? end : beforeWhitespace(text, end, from));
-  return { text: text.slice(from, to), from, to };
+  return bestStart;
 }
 
 /** `at`, moved past the second half of a surrogate pair (an emoji is never cut in two). */
@@ -57,31 +93,49 @@ interface Occurrence {
 }
 
 /**
- * Where each word occurs as a whole word ("port" not in "import"), case-insensitively, in `text`
- * itself (lower-casing can change a text's length, and so every offset after it).
+ * Where each word occurs as a whole word ("port" not in "import"), case-insensitively. Found with
+ * `indexOf` in the lower-cased text, which is fast on a 100 KB tool output; when lower-casing
+ * changes the text's length (it would shift every offset after, "İ" becomes two characters), with
+ * a case-insensitive pattern over the text itself.
  */
 function occurrencesOf(text: string, words: readonly string[]): Occurrence[] {
+  const lowered = text.toLowerCase();
   const found: Occurrence[] = [];
   for (const [word, raw] of words.entries()) {
-    if (raw.length === 0) continue;
-    const escaped = raw.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "giu");
-    let seen = 0;
-    for (const match of text.matchAll(pattern)) {
-      found.push({ at: match.index, word });
-      if (++seen === MAX_OCCURRENCES) break;
-    }
+    const needle = raw.toLowerCase();
+    if (needle.length === 0) continue;
+    const places = lowered.length === text.length ? indexOfWords(lowered, needle) : patternWords(text, raw);
+    for (const at of places) found.push({ at, word });
   }
   return found.sort((left, right) => left.at - right.at);
 }
 
-function distinctWithin(occurrences: readonly Occurrence[], start: number, end: number): number {
-  const words = new Set<number>();
-  for (const occurrence of occurrences) {
-    if (occurrence.at >= end) break;
-    if (occurrence.at >= start) words.add(occurrence.word);
+function indexOfWords(lowered: string, needle: string): number[] {
+  const places: number[] = [];
+  for (
+    let at = lowered.indexOf(needle);
+    at >= 0 && places.length < MAX_OCCURRENCES;
+    at = lowered.indexOf(needle, at + 1)
+  )
+    if (!isWordCharacter(lowered, at - 1) && !isWordCharacter(lowered, at + needle.length)) places.push(at);
+  return places;
+}
+
+function patternWords(text: string, raw: string): number[] {
+  const escaped = raw.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "giu");
+  const places: number[] = [];
+  for (const match of text.matchAll(pattern)) {
+    places.push(match.index);
+    if (places.length === MAX_OCCURRENCES) break;
   }
-  return words.size;
+  return places;
+}
+
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+function isWordCharacter(text: string, at: number): boolean {
+  return at >= 0 && at < text.length && WORD_CHARACTER.test(text[at] as string);
 }
 
 /** The first offset at or after `at` that follows whitespace (within the slack), else `at`. */

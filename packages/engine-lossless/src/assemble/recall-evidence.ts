@@ -14,7 +14,7 @@ import { messageLabel, readingBody, readingHeader } from "../recall/message-text
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
 import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
-import { excerptOf } from "./excerpt.js";
+import { excerpterOf } from "./excerpt.js";
 
 /** Search words taken from the prompt. */
 const MAX_QUERY_WORDS = 12;
@@ -173,13 +173,14 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
  * then narrowed while the counter finds it too long (dense text, CJK: a token per character).
  */
 function fittedExcerpt(body: string, words: readonly string[], maxTokens: number, counter: TokenCounter) {
+  const excerptAt = excerpterOf(body, words);
   let maxChars = maxTokens * CHARS_PER_TOKEN;
-  let excerpt = excerptOf(body, words, maxChars);
+  let excerpt = excerptAt(maxChars);
   for (let attempt = 0; attempt < FIT_ATTEMPTS; attempt++) {
     const tokens = counter.countText(excerpt.text);
     if (tokens <= maxTokens) break;
     maxChars = Math.floor((maxChars * maxTokens * 0.9) / tokens);
-    excerpt = excerptOf(body, words, maxChars);
+    excerpt = excerptAt(maxChars);
   }
   return excerpt;
 }
