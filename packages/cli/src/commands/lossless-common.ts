@@ -2,7 +2,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { agentDir, resolveClewHome } from "@clew/core";
-import { LOSSLESS_DATABASE_FILE, openSqliteStoreReadOnly } from "@clew/engine-lossless";
+import {
+  LOSSLESS_DATABASE_FILE,
+  openSqliteStore,
+  openSqliteStoreReadOnly,
+  type SqliteLosslessStore,
+} from "@clew/engine-lossless";
 import { openCliContext } from "../context.js";
 import { type CliIo, CliUsageError } from "../io.js";
 
@@ -37,13 +42,40 @@ export function positiveInteger(text: string, flag: string): number {
   return value;
 }
 
-/** Sessions and messages of the store at `path`, read-only (for `clew doctor`). Throws the store's error. */
-export async function readLosslessStoreTotals(path: string): Promise<{ sessions: number; messages: number }> {
-  const store = openSqliteStoreReadOnly(path);
+/**
+ * Runs `body` over the agent's store, opened read-only (safe while a gateway writes to it) or for
+ * writing (prune, vacuum), and closes it whatever `body` does.
+ */
+export async function withLosslessStore<Result>(
+  io: CliIo,
+  agentId: string,
+  access: "read" | "write",
+  body: (store: SqliteLosslessStore, path: string) => Promise<Result>,
+): Promise<Result> {
+  const path = losslessStorePath(io, agentId);
+  return withStoreAt(path, access, (store) => body(store, path));
+}
+
+async function withStoreAt<Result>(
+  path: string,
+  access: "read" | "write",
+  body: (store: SqliteLosslessStore) => Promise<Result>,
+): Promise<Result> {
+  const store =
+    access === "read"
+      ? openSqliteStoreReadOnly(path)
+      : openSqliteStore(path, { backgroundIndexDelayMs: false });
   try {
-    const totals = await store.storeTotals();
-    return { sessions: totals.sessions, messages: totals.messages };
+    return await body(store);
   } finally {
     await store.close();
   }
+}
+
+/** Sessions and messages of the store at `path`, read-only (for `clew doctor`). Throws the store's error. */
+export function readLosslessStoreTotals(path: string): Promise<{ sessions: number; messages: number }> {
+  return withStoreAt(path, "read", async (store) => {
+    const totals = await store.storeTotals();
+    return { sessions: totals.sessions, messages: totals.messages };
+  });
 }

@@ -1,7 +1,6 @@
 import { formatBytes } from "@clew/core";
 import {
   executePrune,
-  openSqliteStore,
   type PrunePlan,
   type PruneSelector,
   parseDuration,
@@ -9,7 +8,7 @@ import {
 } from "@clew/engine-lossless";
 import type { Command } from "commander";
 import { type CliIo, CliUsageError } from "../io.js";
-import { type LosslessAgentOptions, losslessStorePath, sessionIdOf } from "./lossless-common.js";
+import { type LosslessAgentOptions, sessionIdOf, withLosslessStore } from "./lossless-common.js";
 
 /**
  * `clew lossless prune` and `clew lossless vacuum`: the only commands that delete messages (whole
@@ -28,9 +27,7 @@ export function registerLosslessUpkeepCommands(lossless: Command, io: CliIo): vo
     .action(
       async (options: LosslessAgentOptions & { session?: string; olderThan?: string; yes?: boolean }) => {
         const selector = await selectorOf(io, options);
-        const path = losslessStorePath(io, options.agent);
-        const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
-        try {
+        await withLosslessStore(io, options.agent, "write", async (store, path) => {
           const plan = await planPrune(store, selector, path);
           const deleted = options.yes === true ? await executePrune(store, plan) : undefined;
           if (options.json) {
@@ -40,9 +37,7 @@ export function registerLosslessUpkeepCommands(lossless: Command, io: CliIo): vo
             return;
           }
           io.stdout(pruneText(plan, deleted !== undefined));
-        } finally {
-          await store.close();
-        }
+        });
       },
     );
 
@@ -52,9 +47,7 @@ export function registerLosslessUpkeepCommands(lossless: Command, io: CliIo): vo
     .option("--agent <id>", "agent", "main")
     .option("--json", "print as JSON")
     .action(async (options: LosslessAgentOptions) => {
-      const path = losslessStorePath(io, options.agent);
-      const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
-      try {
+      await withLosslessStore(io, options.agent, "write", async (store, path) => {
         const reclaimed = await store.reclaimSpace("full");
         const bytesFreed = Math.max(0, reclaimed.bytesBefore - reclaimed.bytesAfter);
         if (options.json) {
@@ -64,9 +57,7 @@ export function registerLosslessUpkeepCommands(lossless: Command, io: CliIo): vo
         io.stdout(
           `Vacuumed ${path}: ${formatBytes(reclaimed.bytesBefore)} → ${formatBytes(reclaimed.bytesAfter)} (${formatBytes(bytesFreed)} freed)\n`,
         );
-      } finally {
-        await store.close();
-      }
+      });
     });
 }
 

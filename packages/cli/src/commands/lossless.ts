@@ -6,7 +6,6 @@ import {
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
   type LosslessStore,
-  openSqliteStoreReadOnly,
   readSessionReport,
   type StoredSummary,
 } from "@clew/engine-lossless";
@@ -14,9 +13,9 @@ import type { Command } from "commander";
 import type { CliIo } from "../io.js";
 import {
   type LosslessAgentOptions,
-  losslessStorePath,
   positiveInteger,
   sessionIdOf,
+  withLosslessStore,
 } from "./lossless-common.js";
 import { registerLosslessUpkeepCommands } from "./lossless-upkeep.js";
 
@@ -41,7 +40,7 @@ export function registerLosslessCommands(program: Command, io: CliIo): void {
       const limit = positiveInteger(options.limit, "--limit");
       const sessionId =
         options.session === undefined ? undefined : await sessionIdOf(io, options.agent, options.session);
-      await withReadOnlyStore(io, options.agent, (store, path) =>
+      await withLosslessStore(io, options.agent, "read", (store, path) =>
         printHistory(io, store, path, { sessionId, limit, json: options.json === true }),
       );
     });
@@ -53,27 +52,13 @@ export function registerLosslessCommands(program: Command, io: CliIo): void {
     .option("--agent <id>", "agent", "main")
     .option("--json", "print as JSON")
     .action(async (id: string, options: LosslessAgentOptions) => {
-      await withReadOnlyStore(io, options.agent, async (store, path) => {
+      await withLosslessStore(io, options.agent, "read", async (store, path) => {
         const shown = await showRecord(store, path, id.trim());
         io.stdout(options.json ? `${JSON.stringify(shown.json, null, 2)}\n` : shown.text);
       });
     });
 
   registerLosslessUpkeepCommands(lossless, io);
-}
-
-async function withReadOnlyStore(
-  io: CliIo,
-  agentId: string,
-  body: (store: LosslessStore, path: string) => Promise<void>,
-): Promise<void> {
-  const path = losslessStorePath(io, agentId);
-  const store = openSqliteStoreReadOnly(path);
-  try {
-    await body(store, path);
-  } finally {
-    await store.close();
-  }
 }
 
 async function printHistory(
