@@ -17,7 +17,7 @@ export interface LosslessAgentOptions {
 }
 
 /** `<home>/agents/<agent>/lossless.db`; a usage error naming the path when there is none. */
-export function losslessStorePath(io: CliIo, agentId: string): string {
+function losslessStorePath(io: CliIo, agentId: string): string {
   const path = join(agentDir(resolveClewHome(io.env), agentId), LOSSLESS_DATABASE_FILE);
   if (!existsSync(path)) {
     throw new CliUsageError(
