@@ -7,7 +7,6 @@
 import { describeError, type Logger } from "@clew/core";
 import type { LosslessStore, NewAssemblyRecord } from "../store/store.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
-import { ViewTallies } from "./view-tally.js";
 
 /** Records waiting beyond this many are dropped, oldest first, so a stuck store cannot grow memory. */
 const MAX_PENDING = 1_024;
@@ -52,7 +51,6 @@ interface PreviousAssembly {
 export class AssemblyRecorder {
   private pending: Array<{ sessionId: string; record: NewAssemblyRecord }> = [];
   private readonly previous = new Map<string, PreviousAssembly>();
-  private readonly tallies = new ViewTallies();
   private scheduled = false;
   private closed = false;
   private writing: Promise<void> = Promise.resolve();
@@ -109,8 +107,8 @@ export class AssemblyRecorder {
     const { view, sessionId } = observation;
     const length = view.assembledItems.length;
     const keptFrom = Math.max(0, Math.min(observation.keptFrom, length));
-    const kept = this.tallies.range(view, keptFrom, length);
-    const evicted = this.tallies.range(view, 0, keptFrom);
+    const kept = view.rangeTally(keptFrom, length);
+    const evicted = view.rangeTally(0, keptFrom);
     const keptItems = kept.raw + kept.summaries;
     const current: PreviousAssembly = {
       keptFrom,

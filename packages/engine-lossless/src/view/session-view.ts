@@ -38,6 +38,15 @@ export interface ViewItem {
 /** How many of the newest stored messages are remembered for finding the host's unstored tail. */
 const RECENT_KEYS = 16;
 
+/** Items and tokens of a range of assembled items (see `SessionView.rangeTally`). */
+export interface RangeTally {
+  /** Items that are not summaries: raw messages and synthetic results. */
+  raw: number;
+  summaries: number;
+  rawTokens: number;
+  summaryTokens: number;
+}
+
 export class SessionView {
   readonly items: ViewItem[] = [];
   /** The messages assembly returns when everything fits: every item but orphans, in order. */
@@ -50,6 +59,9 @@ export class SessionView {
   private readonly rawBefore: number[] = [0];
   /** `summariesBefore[i]`: summaries among `assembledItems[0..i)` (synthetic tool results are neither). */
   private readonly summariesBefore: number[] = [0];
+  /** Tokens of `assembledItems[0..i)`, all of them and the summaries', for tallies of any range. */
+  private readonly tokensBefore: number[] = [0];
+  private readonly summaryTokensBefore: number[] = [0];
   /** `messageKey` of the newest stored messages, newest last. */
   private readonly recent: string[] = [];
   private openCallIds = new Set<string>();
@@ -145,6 +157,28 @@ export class SessionView {
     if (raw && item.ref.kind === "message") this.rawSeqs.add(item.ref.seq);
     this.rawBefore.push((this.rawBefore.at(-1) ?? 0) + (raw ? 1 : 0));
     this.summariesBefore.push((this.summariesBefore.at(-1) ?? 0) + (kind === "summary" ? 1 : 0));
+    this.tokensBefore.push((this.tokensBefore.at(-1) ?? 0) + item.tokens);
+    this.summaryTokensBefore.push(
+      (this.summaryTokensBefore.at(-1) ?? 0) + (kind === "summary" ? item.tokens : 0),
+    );
+  }
+
+  /**
+   * Items and tokens of `assembledItems[from, to)` (bounds clamped): summaries, and the rest
+   * (raw messages and synthetic results). Constant time, for the flight recorder's assembly records.
+   */
+  rangeTally(from: number, to: number): RangeTally {
+    const end = Math.max(0, Math.min(to, this.assembledItems.length));
+    const start = Math.max(0, Math.min(from, end));
+    const between = (values: readonly number[]) => (values[end] ?? 0) - (values[start] ?? 0);
+    const summaries = between(this.summariesBefore);
+    const summaryTokens = between(this.summaryTokensBefore);
+    return {
+      raw: end - start - summaries,
+      summaries,
+      rawTokens: between(this.tokensBefore) - summaryTokens,
+      summaryTokens,
+    };
   }
 
   /** Whether `message` is one of the newest stored messages (see `messageKey`). */
