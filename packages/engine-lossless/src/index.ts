@@ -16,6 +16,7 @@ export { formatAssembly, formatPass, formatStatusLines } from "./inspect/format-
 export { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 export { LOSSLESS_ENGINE_VERSION, LosslessEngine } from "./lossless-engine.js";
 export { DEFAULT_TUNING, type LosslessEngineOptions, type LosslessTuning } from "./options.js";
+export { LOSSLESS_PLUGIN_ID } from "./plugin.js";
 export type { SummarySpendReport } from "./prepare/spend-report.js";
 export type { MessageDescription, SummaryDescription } from "./recall/recall-describe.js";
 export type { RecalledMessage, RecallPage, RecallReadRequest } from "./recall/recall-read.js";

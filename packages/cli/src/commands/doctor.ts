@@ -5,6 +5,7 @@ import {
   embeddedHostDescriptor,
   resolveClewHome,
 } from "@clew/core";
+import { LOSSLESS_DATABASE_FILE, LOSSLESS_PLUGIN_ID } from "@clew/engine-lossless";
 import { type DoctorReport, formatDoctorChecks, runDoctor } from "@clew/plugins";
 import { type Command, CommanderError } from "commander";
 import type { CliIo } from "../io.js";
@@ -26,7 +27,11 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
       const report = await runDoctor({
         home,
         hostFor: (config) => doctorHost(config, io.env),
-        readLosslessStore: readLosslessStoreTotals,
+        engineStore: {
+          engineId: LOSSLESS_PLUGIN_ID,
+          fileName: LOSSLESS_DATABASE_FILE,
+          readTotals: readLosslessStoreTotals,
+        },
       });
       io.stdout(options.json ? `${JSON.stringify(doctorJson(report), null, 2)}\n` : formatReport(report));
       if (report.exitCode !== 0) throw new CommanderError(report.exitCode, "clew.doctor", "");

@@ -1,13 +1,11 @@
 export { type ConfigCheckResult, checkConfig } from "./check-config.js";
 export { type ContextEngineChecksInput, checkContextEngine } from "./check-context-engine.js";
 export {
-  checkLosslessStores,
-  LOSSLESS_ENGINE_ID,
-  LOSSLESS_STORE_FILE,
-  type LosslessStoreCheckOptions,
-  type LosslessStoreReader,
-  type LosslessStoreTotals,
-} from "./check-lossless-store.js";
+  checkEngineStores,
+  type EngineStoreCheckOptions,
+  type EngineStoreProbe,
+  type EngineStoreTotals,
+} from "./check-engine-store.js";
 export { checkMemorySlot, DEFAULT_MEMORY_PLUGIN_ID, MEMORY_KIND } from "./check-memory-slot.js";
 export { checkPlugins, type PluginChecksInput } from "./check-plugins.js";
 export { checkSessionStores, type SessionStoreCheckOptions } from "./check-session-stores.js";

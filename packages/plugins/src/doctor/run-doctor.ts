@@ -14,7 +14,7 @@ import {
 import { loadPlugins, type PluginLoadReport } from "../plugin-loader.js";
 import { checkConfig } from "./check-config.js";
 import { checkContextEngine } from "./check-context-engine.js";
-import { checkLosslessStores, type LosslessStoreReader } from "./check-lossless-store.js";
+import { checkEngineStores, type EngineStoreProbe } from "./check-engine-store.js";
 import { checkMemorySlot } from "./check-memory-slot.js";
 import { checkPlugins } from "./check-plugins.js";
 import { checkSessionStores } from "./check-session-stores.js";
@@ -35,8 +35,8 @@ export interface RunDoctorOptions {
   factoryTimeoutMs?: number;
   hostName?: string;
   isProcessAlive?: (pid: number) => boolean;
-  /** Reads a lossless store's sessions and messages (read-only) for its doctor line. */
-  readLosslessStore?: LosslessStoreReader;
+  /** An engine that keeps a store per agent (the lossless engine, from the CLI), for its doctor lines. */
+  engineStore?: EngineStoreProbe;
 }
 
 export interface DoctorReport {
@@ -131,10 +131,12 @@ async function engineAndStoreChecks(input: EngineCheckInput): Promise<DoctorChec
     ...checkPlugins({ home: options.home, report, probes, configFile }),
     ...(await checkContextEngine({ config, configFile, registry, report, probe, host, gateway })),
     checkMemorySlot(config, report, configFile),
-    ...(await checkLosslessStores({
-      home: options.home,
-      selectedEngineId: selectContextEngine(config, registry).selectedId,
-      ...(options.readLosslessStore === undefined ? {} : { readTotals: options.readLosslessStore }),
-    })),
+    ...(options.engineStore === undefined
+      ? []
+      : await checkEngineStores({
+          home: options.home,
+          selectedEngineId: selectContextEngine(config, registry).selectedId,
+          store: options.engineStore,
+        })),
   ];
 }

@@ -1,8 +1,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkLosslessStores, runDoctor } from "../../src/index.js";
+import { checkEngineStores, type EngineStoreProbe, runDoctor } from "../../src/index.js";
 import { createTempHome } from "../support.js";
+
+/** The lossless engine as the CLI describes it to the doctor. */
+const LOSSLESS: EngineStoreProbe = { engineId: "lossless", fileName: "lossless.db" };
 
 let temp: Awaited<ReturnType<typeof createTempHome>>;
 beforeEach(async () => {
@@ -30,10 +33,9 @@ describe("doctor: lossless store", () => {
       expect(read).toBe(path);
       return { sessions: 3, messages: 120 };
     };
-    expect(await checkLosslessStores({ home: temp.home, selectedEngineId: "legacy", readTotals })).toEqual(
-      [],
-    );
-    expect(await checkLosslessStores({ home: temp.home, selectedEngineId: "lossless", readTotals })).toEqual([
+    const store = { ...LOSSLESS, readTotals };
+    expect(await checkEngineStores({ home: temp.home, selectedEngineId: "legacy", store })).toEqual([]);
+    expect(await checkEngineStores({ home: temp.home, selectedEngineId: "lossless", store })).toEqual([
       {
         id: "lossless-store.main",
         status: "ok",
@@ -43,25 +45,31 @@ describe("doctor: lossless store", () => {
   });
 
   it("warns when a store cannot be read, and says when there is none yet", async () => {
-    expect(await checkLosslessStores({ home: temp.home, selectedEngineId: "lossless" })).toEqual([
-      { id: "lossless-store", status: "ok", message: "lossless store: none yet" },
-    ]);
+    expect(
+      await checkEngineStores({ home: temp.home, selectedEngineId: "lossless", store: LOSSLESS }),
+    ).toEqual([{ id: "lossless-store", status: "ok", message: "lossless store: none yet" }]);
     await storeFile("main", 100, 0);
-    const [failed] = await checkLosslessStores({
+    const [failed] = await checkEngineStores({
       home: temp.home,
       selectedEngineId: "lossless",
-      readTotals: async () => {
-        throw new Error("file is not a database");
+      store: {
+        ...LOSSLESS,
+        readTotals: async () => {
+          throw new Error("file is not a database");
+        },
       },
     });
     expect(failed).toMatchObject({ status: "warning" });
     expect(failed?.message).toContain("but it cannot be read: file is not a database");
   });
 
-  it("runs as part of clew doctor when the config selects the lossless engine", async () => {
+  it("runs as part of doctor when the config selects the engine the caller describes", async () => {
     await storeFile("main", 2_048, 0);
     await temp.writeConfig({ plugins: { slots: { contextEngine: "lossless" } } });
-    const report = await runDoctor({ home: temp.home });
+    expect(
+      (await runDoctor({ home: temp.home })).checks.some((check) => check.id.startsWith("lossless")),
+    ).toBe(false);
+    const report = await runDoctor({ home: temp.home, engineStore: LOSSLESS });
     const line = report.checks.find((check) => check.id === "lossless-store.main");
     expect(line?.message).toContain("2.0 KB (2048 bytes) on disk");
   });

@@ -3,34 +3,40 @@ import { join } from "node:path";
 import { describeError, formatBytes } from "@clew/core";
 import { check, type DoctorCheck } from "./doctor-check.js";
 
-/** The lossless engine's id, and the file it keeps in each agent folder. */
-export const LOSSLESS_ENGINE_ID = "lossless";
-export const LOSSLESS_STORE_FILE = "lossless.db";
-
-/** Counts read from a lossless store; the caller opens it read-only (this package cannot). */
-export interface LosslessStoreTotals {
+/** Counts read from an engine's store; the caller opens it read-only (this package cannot). */
+export interface EngineStoreTotals {
   sessions: number;
   messages: number;
 }
 
-export type LosslessStoreReader = (path: string) => Promise<LosslessStoreTotals>;
-
-export interface LosslessStoreCheckOptions {
-  home: string;
-  /** The engine the config selects; nothing is checked unless it is `lossless`. */
-  selectedEngineId: string;
+/**
+ * An engine that keeps a database file in each agent folder, as the caller that knows the engine
+ * describes it (the CLI: the lossless engine's id and `lossless.db`).
+ */
+export interface EngineStoreProbe {
+  engineId: string;
+  /** The file in `<home>/agents/<agent>/`. */
+  fileName: string;
   /** Reads sessions and messages; without it only the size is shown. */
-  readTotals?: LosslessStoreReader;
+  readTotals?: (path: string) => Promise<EngineStoreTotals>;
+}
+
+export interface EngineStoreCheckOptions {
+  home: string;
+  /** The engine the config selects; nothing is checked unless it is the probe's engine. */
+  selectedEngineId: string;
+  store: EngineStoreProbe;
 }
 
 /**
- * One line per agent with a lossless store (`<home>/agents/<id>/lossless.db`): its path, bytes
+ * One line per agent with the engine's store (`<home>/agents/<id>/<fileName>`): its path, bytes
  * on disk including the WAL and shared-memory files, and its sessions and messages. Only when
- * the selected engine is lossless. A store that cannot be read is a warning (the engine would
+ * the selected engine is the probe's. A store that cannot be read is a warning (the engine would
  * fail open to the host's messages). Never throws.
  */
-export async function checkLosslessStores(options: LosslessStoreCheckOptions): Promise<DoctorCheck[]> {
-  if (options.selectedEngineId !== LOSSLESS_ENGINE_ID) return [];
+export async function checkEngineStores(options: EngineStoreCheckOptions): Promise<DoctorCheck[]> {
+  const { engineId, fileName } = options.store;
+  if (options.selectedEngineId !== engineId) return [];
   const agentsRoot = join(options.home, "agents");
   let agentIds: string[];
   try {
@@ -41,25 +47,25 @@ export async function checkLosslessStores(options: LosslessStoreCheckOptions): P
   }
   const checks: DoctorCheck[] = [];
   for (const agentId of agentIds.sort()) {
-    const found = await checkAgentStore(agentId, join(agentsRoot, agentId, LOSSLESS_STORE_FILE), options);
+    const found = await checkAgentStore(agentId, join(agentsRoot, agentId, fileName), options.store);
     if (found !== undefined) checks.push(found);
   }
-  if (checks.length === 0) checks.push(check("lossless-store", "ok", "lossless store: none yet"));
+  if (checks.length === 0) checks.push(check(`${engineId}-store`, "ok", `${engineId} store: none yet`));
   return checks;
 }
 
 async function checkAgentStore(
   agentId: string,
   path: string,
-  options: LosslessStoreCheckOptions,
+  store: EngineStoreProbe,
 ): Promise<DoctorCheck | undefined> {
-  const id = `lossless-store.${agentId}`;
+  const id = `${store.engineId}-store.${agentId}`;
   const bytes = await bytesOnDisk(path);
   if (bytes === undefined) return undefined;
-  const size = `lossless store of agent ${agentId}: ${path}, ${formatBytesExact(bytes)} on disk (with WAL)`;
-  if (options.readTotals === undefined) return check(id, "ok", size);
+  const size = `${store.engineId} store of agent ${agentId}: ${path}, ${formatBytesExact(bytes)} on disk (with WAL)`;
+  if (store.readTotals === undefined) return check(id, "ok", size);
   try {
-    const totals = await options.readTotals(path);
+    const totals = await store.readTotals(path);
     return check(id, "ok", `${size}, ${totals.messages} messages in ${totals.sessions} session(s)`);
   } catch (error) {
     return check(
