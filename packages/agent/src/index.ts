@@ -21,6 +21,7 @@ export {
   isOverflowMessage,
   type ModelRequest,
   NO_API_KEY,
+  replyText,
 } from "./providers/call-model.js";
 export {
   isModelRef,

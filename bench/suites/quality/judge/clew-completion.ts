@@ -4,8 +4,8 @@
  * API key variables), and each call is one pi-ai call through `@clew/agent`'s `callModel`.
  */
 
-import { callModel, type ModelRequest, resolveModel } from "@clew/agent";
-import { type AgentMessage, loadConfig, ModelCallError } from "@clew/core";
+import { callModel, type ModelRequest, replyText, resolveModel } from "@clew/agent";
+import { type AgentMessage, loadConfig } from "@clew/core";
 import type { JudgeCompletion } from "./judge.js";
 
 export interface ClewCompletionOptions {
@@ -39,16 +39,7 @@ export async function createClewCompletion(options: ClewCompletionOptions): Prom
       { systemPrompt: request.systemPrompt, messages: providerMessages(request.messages), tools: [] },
       { maxTokens: request.maxTokens },
     );
-    if (reply.stopReason === "error" || reply.stopReason === "aborted")
-      throw new ModelCallError(
-        resolved.ref,
-        reply.errorMessage ?? `the model stopped with "${reply.stopReason}"`,
-        false,
-      );
-    return reply.content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("");
+    return replyText(reply, resolved);
   };
 }
 

@@ -1,4 +1,4 @@
-import { emptyUsage } from "@clew/core";
+import { abortReason, emptyUsage, ModelCallError } from "@clew/core";
 /**
  * One model call through pi-ai: `callModel` streams with `streamSimple`, forwards every event and
  * returns the final assistant message. Provider failures stay data, as pi-ai encodes them: the
@@ -76,6 +76,26 @@ export async function callModel(
  */
 export function isOverflowMessage(message: AssistantMessage, contextWindow?: number): boolean {
   return isContextOverflow(message, contextWindow);
+}
+
+/**
+ * The text of a one-shot reply (its text blocks joined; possibly empty). Throws `signal.reason`
+ * when the call was aborted through `signal`, and `ModelCallError` when the model answered with an
+ * error or stopped as aborted (`isOverflow` set for a context overflow).
+ */
+export function replyText(message: AssistantMessage, resolved: ResolvedModel, signal?: AbortSignal): string {
+  if (message.stopReason === "aborted" && signal?.aborted) throw abortReason(signal);
+  if (message.stopReason === "error" || message.stopReason === "aborted") {
+    throw new ModelCallError(
+      resolved.ref,
+      message.errorMessage ?? `the model stopped with "${message.stopReason}"`,
+      isOverflowMessage(message, resolved.contextWindow),
+    );
+  }
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("");
 }
 
 function streamOptions(resolved: ResolvedModel, options: CallModelOptions): SimpleStreamOptions {

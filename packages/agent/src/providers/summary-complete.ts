@@ -2,9 +2,9 @@
  * `createSummaryComplete`: the model call behind Clew's model summarizer
  * (`@clew/core`'s `SummaryCompleteFunction`), made with the resolved summary model.
  */
-import { abortReason, ModelCallError, type SummaryCompleteFunction, type SummaryUsage } from "@clew/core";
+import type { SummaryCompleteFunction, SummaryUsage } from "@clew/core";
 import type { Usage } from "@mariozechner/pi-ai";
-import { callModel, isOverflowMessage } from "./call-model.js";
+import { callModel, replyText } from "./call-model.js";
 import type { ResolvedModel } from "./resolve-model.js";
 
 export interface SummaryCompleteOptions {
@@ -40,19 +40,7 @@ export function createSummaryComplete(
       },
       callOptions,
     );
-    if (message.stopReason === "aborted" && request.signal?.aborted) throw abortReason(request.signal);
-    if (message.stopReason === "error" || message.stopReason === "aborted") {
-      const providerMessage = message.errorMessage ?? `the model stopped with "${message.stopReason}"`;
-      throw new ModelCallError(
-        resolved.ref,
-        providerMessage,
-        isOverflowMessage(message, resolved.contextWindow),
-      );
-    }
-    const text = message.content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("");
+    const text = replyText(message, resolved, request.signal);
     return { text, usage: usageOf(message.usage, resolved) };
   };
 }

@@ -18,7 +18,7 @@ import {
 import { buildMemoryPromptSection, createMemoryTools, MEMORY_CORE_PLUGIN_ID } from "@clew/memory-core";
 import { registerMemoryPromptSection } from "@clew/plugin-sdk";
 import type { Message } from "@mariozechner/pi-ai";
-import { callModel } from "../providers/call-model.js";
+import { callModel, replyText } from "../providers/call-model.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import { createSummaryComplete } from "../providers/summary-complete.js";
 import type { TurnEventListener } from "../runner/events.js";
@@ -185,10 +185,7 @@ function hostModelCall(resolved: ResolvedModel): {
           ...(params.maxTokens === undefined ? {} : { maxTokens: params.maxTokens }),
         },
       );
-      if (message.stopReason === "error" || message.stopReason === "aborted") {
-        throw new Error(message.errorMessage ?? `the model call ended with ${message.stopReason}`);
-      }
-      const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      const text = replyText(message, resolved, params.abortSignal);
       const usage = message.usage;
       return {
         text,
