@@ -37,10 +37,12 @@ function viaImport(text: string): AgentMessage[] {
   const entries = importTranscript(text, { sourceName: "test.jsonl", sessionId: "s" }).entries;
   const byId = new Map(entries.map((item) => [item.id, item]));
   const branch: TranscriptEntry[] = [];
+  const seen = new Set<string>();
   let id: string | null = entries.at(-1)?.id ?? null;
-  while (id !== null && branch.length < entries.length) {
+  while (id !== null && !seen.has(id)) {
     const item = byId.get(id);
     if (item === undefined) break;
+    seen.add(id);
     branch.push(item);
     id = item.parentId;
   }
@@ -151,11 +153,23 @@ describe("reading a transcript for bootstrap", () => {
     expect(fromOpenClaw.read).toEqual(fromOpenClaw.imported);
   });
 
-  it("stops a parent cycle at the entry count, as the import does", async () => {
+  it("stops a parent cycle at the first entry met twice, never repeating a message", async () => {
     const text = jsonl([HEADER, entry("e1", "e2", first), entry("e2", "e1", reply)]);
     const { read, imported } = await readBoth(text);
     expect(read).toEqual([first, reply]);
     expect(read).toEqual(imported);
+    // A cycle behind a branch: counting steps up to the entry count walked it twice.
+    const third = userText("third", 3_000);
+    const branched = jsonl([
+      HEADER,
+      entry("e1", null, first),
+      entry("e2", "e3", reply),
+      entry("e3", "e2", third),
+      entry("e4", "e3", assistantText("fourth", 4_000)),
+    ]);
+    const cycled = await readBoth(branched);
+    expect(cycled.read).toEqual([reply, third, assistantText("fourth", 4_000)]);
+    expect(cycled.read).toEqual(cycled.imported);
   });
 
   it("reads lines longer than its read buffer and lines split across reads, multi-byte text included", async () => {

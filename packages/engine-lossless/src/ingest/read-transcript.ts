@@ -10,7 +10,7 @@
 import { type FileHandle, open, readFile } from "node:fs/promises";
 import { type AgentMessage, importTranscript, type TranscriptEntry } from "@clew/core";
 import type { TranscriptWatermark } from "../store/store.js";
-import { branchMessages, scanVersion3 } from "./transcript-branch.js";
+import { branchMessages, chainTo, scanVersion3 } from "./transcript-branch.js";
 import { readTranscriptTail, watermarkAfterScan } from "./transcript-watermark.js";
 
 export type TranscriptMessages =
@@ -74,18 +74,10 @@ async function readFast(
   return watermark === undefined ? { ok: true, messages } : { ok: true, messages, watermark };
 }
 
-/** Root first; the newest entry is the leaf. A parent cycle stops at the entry count. */
+/** Root first; the newest entry is the leaf (see `chainTo`). */
 function activeBranch(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  const branch: TranscriptEntry[] = [];
-  let id: string | null = entries.at(-1)?.id ?? null;
-  while (id !== null && branch.length < entries.length) {
-    const entry = byId.get(id);
-    if (entry === undefined) break;
-    branch.push(entry);
-    id = entry.parentId;
-  }
-  return branch.reverse();
+  return chainTo(byId, entries.at(-1)?.id ?? null).chain;
 }
 
 function messageOf(entry: TranscriptEntry): AgentMessage[] {

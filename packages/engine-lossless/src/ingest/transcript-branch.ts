@@ -154,22 +154,47 @@ function judgeEntry(value: Record<string, unknown>, nodes: ReadonlyMap<string, B
   };
 }
 
-/** From the newest entry back to the root; a parent cycle stops at the entry count. */
+/** The messages from the newest entry back to the root, root first (see `chainTo`). */
 export function branchMessages(
   nodes: ReadonlyMap<string, BranchNode>,
   leafId: string | undefined,
 ): AgentMessage[] {
-  const messages: AgentMessage[] = [];
-  let id: string | null = leafId ?? null;
-  let walked = 0;
-  while (id !== null && walked < nodes.size) {
+  return chainTo(nodes, leafId ?? null).chain.flatMap((node) =>
+    node.message === undefined ? [] : [node.message],
+  );
+}
+
+/** A walk from an entry back along its parents (see `chainTo`). */
+export interface ParentChain<Node> {
+  /** Root first. */
+  chain: Node[];
+  /** The parent id the walk did not find (null when it reached a root or met a cycle). */
+  missing: string | null;
+  /** The walk stopped at an entry it had already passed: the parents form a cycle. */
+  cycle: boolean;
+}
+
+/**
+ * The entries from `leafId` back along their parents, root first. It stops at a root, at a parent
+ * that is not among `nodes`, or at the first entry met twice, so a parent cycle in a damaged file
+ * never repeats a message (which the store would then keep twice, as another occurrence).
+ */
+export function chainTo<Node extends { parentId: string | null }>(
+  nodes: ReadonlyMap<string, Node>,
+  leafId: string | null,
+): ParentChain<Node> {
+  const chain: Node[] = [];
+  const seen = new Set<string>();
+  let id = leafId;
+  while (id !== null) {
+    if (seen.has(id)) return { chain: chain.reverse(), missing: null, cycle: true };
     const node = nodes.get(id);
-    if (node === undefined) break;
-    walked += 1;
-    if (node.message !== undefined) messages.push(node.message);
+    if (node === undefined) return { chain: chain.reverse(), missing: id, cycle: false };
+    seen.add(id);
+    chain.push(node);
     id = node.parentId;
   }
-  return messages.reverse();
+  return { chain: chain.reverse(), missing: null, cycle: false };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -24,7 +24,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { AgentMessage } from "@clew/core";
 import type { TranscriptWatermark } from "../store/store.js";
 import { readBytes } from "./jsonl-lines.js";
-import { type EntryScan, scanEntries } from "./transcript-branch.js";
+import { chainTo, type EntryScan, scanEntries } from "./transcript-branch.js";
 
 /** A header line longer than this is not hashed: such a file is read whole every time. */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -109,19 +109,10 @@ async function stillHolds(
  * tail, when it leaves it at `leafId` or at a root; undefined otherwise (another branch, a cycle).
  */
 function continuingBranch(scan: EntryScan, leafId: string | null): AgentMessage[] | undefined {
-  const messages: AgentMessage[] = [];
-  let id: string | null = scan.leafId ?? null;
-  let walked = 0;
-  while (id !== null) {
-    const node = scan.nodes.get(id);
-    // The chain leaves the tail: it must continue the imported branch.
-    if (node === undefined) return id === leafId ? messages.reverse() : undefined;
-    if (walked === scan.nodes.size) return undefined;
-    walked += 1;
-    if (node.message !== undefined) messages.push(node.message);
-    id = node.parentId;
-  }
-  return messages.reverse();
+  const walk = chainTo(scan.nodes, scan.leafId ?? null);
+  // A chain that leaves the tail must continue the imported branch.
+  if (walk.cycle || (walk.missing !== null && walk.missing !== leafId)) return undefined;
+  return walk.chain.flatMap((node) => (node.message === undefined ? [] : [node.message]));
 }
 
 /** sha256 of the file's first line (newline included), or undefined when it has none short enough. */
