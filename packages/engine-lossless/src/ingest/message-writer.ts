@@ -6,7 +6,7 @@
  * failed write missed are picked up again.
  */
 import { type AgentMessage, describeError, type Logger, type TokenCounter } from "@clew/core";
-import type { LosslessStore } from "../store/store.js";
+import { BULK_WRITE_MESSAGES, type LosslessStore } from "../store/store.js";
 import type { ViewCache } from "../view/view-cache.js";
 import { prepareMessages } from "./prepare-messages.js";
 
@@ -30,10 +30,10 @@ export interface StoredTurn {
  * Messages per write of a long list (a bootstrap import): each part is prepared, stored and
  * dropped before the next, so an import of 50,000 messages holds one part's records at a time
  * and no transaction outgrows SQLite's page cache. A crash between parts leaves the first parts
- * stored; the next import stores the rest (by identity, nothing twice). A thousand, so each part
- * still counts as bulk work for the store (which then trims a write-ahead log it grew).
+ * stored; the next import stores the rest (by identity, nothing twice). The store's bulk size, so
+ * each part still counts as bulk work for the store (which then trims a write-ahead log it grew).
  */
-const WRITE_CHUNK_MESSAGES = 1_000;
+const WRITE_CHUNK_MESSAGES = BULK_WRITE_MESSAGES;
 
 export class MessageWriter {
   /** Sessions whose last write failed: the next turn stores the whole snapshot again. */

@@ -244,6 +244,13 @@ export interface MessageSearchOptions {
   skip?: (seq: number) => boolean;
 }
 
+/**
+ * Messages from which one `appendMessages` call is bulk work (an import): a store may do upkeep
+ * after such a write (the SQLite store trims the write-ahead log it grew), and callers importing
+ * a long list write it in parts of this size, so every part counts as bulk.
+ */
+export const BULK_WRITE_MESSAGES = 1_000;
+
 /** The store of one agent. See the file comment for the contract. */
 export interface LosslessStore {
   /** Names the implementation in logs and reports (`sqlite`). */

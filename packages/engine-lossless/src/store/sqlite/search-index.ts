@@ -1,5 +1,6 @@
 import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
+import { BULK_WRITE_MESSAGES } from "../store.js";
 import { truncateWal, walBytes } from "./wal.js";
 
 /** Migration "deferred message indexing", appended to `MIGRATIONS` in `schema.ts`. */
@@ -51,8 +52,6 @@ const CHECKPOINT_WAL_BYTES = 1024 * 1024;
  * keep a second copy of the written pages until the next write.
  */
 const TRUNCATE_NOW_WAL_BYTES = 64 * 1024 * 1024;
-/** Writes of this many messages are bulk work (an import); smaller ones never stat the WAL. */
-const BULK_WRITE_MESSAGES = 1_000;
 
 interface Progress {
   indexedTo: number;
