@@ -39,6 +39,22 @@ export function runSearchContractCases(createStore: () => Promise<StoreUnderTest
     );
 
     it(
+      "leaves out the seqs `skip` names and still answers up to `limit` hits, bounded or not",
+      withStore(async ({ store }) => {
+        const notes = Array.from({ length: 12 }, (_, index) =>
+          note("s1", index + 1, `heron count ${index + 1}`),
+        );
+        await store.appendMessages("s1", notes);
+        const skip = (seq: number) => seq % 2 === 0;
+        for (const options of [{ skip }, { skip, maxRanked: 200 }]) {
+          const hits = await store.searchMessages("s1", ["heron"], 4, options);
+          expect(hits).toHaveLength(4);
+          expect(hits.every((hit) => hit.key % 2 === 1)).toBe(true);
+        }
+      }),
+    );
+
+    it(
       "finds messages stored right before the store was closed and opened again",
       withStore(async (subject) => {
         if (subject.reopen === undefined) return;

@@ -88,10 +88,8 @@ export class SqliteSearch {
     this.index.catchUp();
     const { maxRanked } = options;
     const skip = options.skip ?? (() => false);
-    if (maxRanked === undefined) {
-      const hits = this.rankAll(session.id, this.termSelection.select(terms), limit);
-      return options.skip === undefined ? hits : hits.filter((hit) => !skip(hit.key));
-    }
+    if (maxRanked === undefined)
+      return this.rankAll(session.id, this.termSelection.select(terms), limit, skip);
     const counted = this.termSelection.selectCounted(terms).filter((entry) => entry.matches > 0);
     const runs = this.runs.of(session.id, session.next_seq - 1);
     if (runs === undefined || counted.length === 0) return [];
@@ -131,11 +129,26 @@ export class SqliteSearch {
   }
 
   /** Every match of `terms` ranked by one BM25 query. */
-  private rankAll(sessionRef: number, terms: readonly string[], limit: number): SearchHit<number>[] {
+  /** Every match ranked by FTS5, best first, the first `limit` that `skip` lets through. */
+  private rankAll(
+    sessionRef: number,
+    terms: readonly string[],
+    limit: number,
+    skip: (seq: number) => boolean,
+  ): SearchHit<number>[] {
     const expression = matchExpression(terms);
-    if (expression === undefined) return [];
-    const rows = this.statements.searchMessages.all(expression, sessionRef, limit) as RankedRow<number>[];
-    return rows.map(toHit);
+    if (expression === undefined || limit <= 0) return [];
+    const hits: SearchHit<number>[] = [];
+    // LIMIT -1 is no limit: skipped matches must not take the places of the ones after them.
+    for (const row of this.statements.searchMessages.iterate(expression, sessionRef, -1) as Iterable<
+      RankedRow<number>
+    >) {
+      const hit = toHit(row);
+      if (skip(hit.key)) continue;
+      hits.push(hit);
+      if (hits.length === limit) break;
+    }
+    return hits;
   }
 
   /** Few matches in all: one query ranks every match, as a search without `maxRanked` does. */
