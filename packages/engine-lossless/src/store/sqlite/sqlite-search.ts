@@ -89,7 +89,7 @@ export class SqliteSearch {
     const { maxRanked } = options;
     const skip = options.skip ?? (() => false);
     if (maxRanked === undefined)
-      return this.rankAll(session.id, this.termSelection.select(terms), limit, skip);
+      return this.rankAll(session.id, this.termSelection.select(terms), limit, options.skip);
     const counted = this.termSelection.selectCounted(terms).filter((entry) => entry.matches > 0);
     const runs = this.runs.of(session.id, session.next_seq - 1);
     if (runs === undefined || counted.length === 0) return [];
@@ -134,10 +134,14 @@ export class SqliteSearch {
     sessionRef: number,
     terms: readonly string[],
     limit: number,
-    skip: (seq: number) => boolean,
+    skip: ((seq: number) => boolean) | undefined,
   ): SearchHit<number>[] {
     const expression = matchExpression(terms);
     if (expression === undefined || limit <= 0) return [];
+    if (skip === undefined)
+      return (this.statements.searchMessages.all(expression, sessionRef, limit) as RankedRow<number>[]).map(
+        toHit,
+      );
     const hits: SearchHit<number>[] = [];
     // LIMIT -1 is no limit: skipped matches must not take the places of the ones after them.
     for (const row of this.statements.searchMessages.iterate(expression, sessionRef, -1) as Iterable<
