@@ -10,6 +10,7 @@
  * two byte-identical messages of one list apart. Identical messages arriving in different calls
  * are the same message.
  */
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";
 
@@ -76,9 +77,18 @@ export function identifyMessages(
   });
 }
 
-/** Hex sha256 of `text`. (`crypto.hash` would be a little faster, but needs Node 20.12; Clew supports every Node 20.) */
+/**
+ * One-shot hashing (`crypto.hash`, Node 20.12 and later) skips the Hash object `createHash`
+ * makes: measured 1.1 against 1.5–3.6 µs per message JSON. Earlier Node 20 releases, which Clew
+ * supports too, take `createHash`; both give the same hex digest.
+ */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+
+/** Hex sha256 of `text`. */
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return oneShotHash === undefined
+    ? createHash("sha256").update(text).digest("hex")
+    : oneShotHash("sha256", text);
 }
 
 /** sha256 of the canonical JSON: how tests and tools compare a message with the original. */
