@@ -36,6 +36,9 @@ describe("excerpts of long messages", () => {
     // Lower-casing "İ" makes two characters: offsets must come from the text itself.
     const dotted = `${"İ".repeat(300)} ${fillerText(2_000, 8)} ${NEEDLE} ${fillerText(2_000, 9)}`;
     expect(excerptOf(dotted, ["relay", "port"], 400).text).toContain(NEEDLE);
+    // A letter outside the BMP (a surrogate pair) next to "port" makes it part of a word.
+    const astral = `${"𝐀port port𠀀 ".repeat(200)}${NEEDLE} ${fillerText(2_000, 10)}`;
+    expect(excerptOf(astral, ["port"], 300).text).toContain(NEEDLE);
     // No whitespace near the edges: an emoji at either edge stays whole or goes whole.
     const emoji = "😀".repeat(2_000);
     const cut = excerptOf(emoji, ["zzqx"], 301);

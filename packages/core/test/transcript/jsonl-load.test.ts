@@ -27,6 +27,24 @@ const entryLine = (id: string, parentId: string | null) =>
   JSON.stringify({ type: "custom", id, parentId, timestamp: "2025-01-01T00:00:00.000Z", customType: "t" });
 
 describe("JSONL load errors", () => {
+  it("walks a parent cycle behind a branch once, never repeating an entry", async () => {
+    const { sessionsDir, store } = await makeHome();
+    const lines = [
+      header,
+      entryLine("a", null),
+      entryLine("b", "c"),
+      entryLine("c", "b"),
+      entryLine("d", "c"),
+    ];
+    await writeFile(join(sessionsDir, "cycle.jsonl"), `${lines.join("\n")}\n`);
+    const transcript = await store.openReadOnly(AGENT, "cycle");
+    try {
+      expect(transcript.branch().map((entry) => entry.id)).toEqual(["b", "c", "d"]);
+    } finally {
+      await transcript.close();
+    }
+  });
+
   it("names the session and file when the session does not exist", async () => {
     const { store, sessionsDir } = await makeHome();
     const error = await store.openReadOnly(AGENT, "missing").catch((caught: unknown) => caught);

@@ -117,7 +117,7 @@ function indexOfWords(lowered: string, needle: string): number[] {
     at >= 0 && places.length < MAX_OCCURRENCES;
     at = lowered.indexOf(needle, at + 1)
   )
-    if (!isWordCharacter(lowered, at - 1) && !isWordCharacter(lowered, at + needle.length)) places.push(at);
+    if (!wordCharacterBefore(lowered, at) && !wordCharacterAt(lowered, at + needle.length)) places.push(at);
   return places;
 }
 
@@ -132,10 +132,19 @@ function patternWords(text: string, raw: string): number[] {
   return places;
 }
 
-const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const WORD_CHARACTER = /^[\p{L}\p{N}]/u;
 
-function isWordCharacter(text: string, at: number): boolean {
-  return at >= 0 && at < text.length && WORD_CHARACTER.test(text[at] as string);
+/** Whether the character ending just before `at` is a letter or digit (a surrogate pair read whole). */
+function wordCharacterBefore(text: string, at: number): boolean {
+  if (at <= 0) return false;
+  const low = text.charCodeAt(at - 1);
+  const start = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1;
+  return WORD_CHARACTER.test(String.fromCodePoint(text.codePointAt(start) ?? 0));
+}
+
+/** Whether the character starting at `at` is a letter or digit (a surrogate pair read whole). */
+function wordCharacterAt(text: string, at: number): boolean {
+  return at < text.length && WORD_CHARACTER.test(String.fromCodePoint(text.codePointAt(at) ?? 0));
 }
 
 /** The first offset at or after `at` that follows whitespace (within the slack), else `at`. */

@@ -36,8 +36,11 @@ export function scopeStoreToGrant(store: LosslessStore, sessionId: string, maxSe
       (await store.readSummaries(session(asked), summaryIds)).filter(covered),
     findLeafSummaries: async (asked, seq) =>
       seq > maxSeq ? [] : (await store.findLeafSummaries(session(asked), seq)).filter(covered),
-    searchMessages: async (asked, terms, limit) =>
-      (await store.searchMessages(session(asked), terms, limit)).filter((hit) => hit.key <= maxSeq),
+    searchMessages: async (asked, terms, limit, options) => {
+      // Newer messages are out of the grant: skipped by the search, so they take no places.
+      const skip = (seq: number) => seq > maxSeq || options?.skip?.(seq) === true;
+      return store.searchMessages(session(asked), terms, limit, { ...options, skip });
+    },
     searchSummaries: async (asked, terms, field, limit) => {
       const hits = await store.searchSummaries(session(asked), terms, field, limit);
       const summaries = await store.readSummaries(

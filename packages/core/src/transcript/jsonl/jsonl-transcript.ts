@@ -103,11 +103,14 @@ export class JsonlTranscript implements Transcript {
   branch(): TranscriptEntry[] {
     if (this.branchCache !== undefined) return this.branchCache;
     const path: TranscriptEntry[] = [];
+    const seen = new Set<string>();
     let id = this.leafId;
-    // The length bound stops a parent cycle in a hand-edited file from looping forever.
-    while (id !== null && path.length < this.entryList.length) {
+    // A parent cycle in a hand-edited file stops at the first entry met twice: no entry is
+    // walked twice (the context would repeat it, and an engine would store it again).
+    while (id !== null && !seen.has(id)) {
       const entry = this.byId.get(id);
       if (entry === undefined) break;
+      seen.add(id);
       path.push(entry);
       id = entry.parentId;
     }

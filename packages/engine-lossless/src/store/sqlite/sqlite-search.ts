@@ -128,7 +128,6 @@ export class SqliteSearch {
     return rows.map(toHit);
   }
 
-  /** Every match of `terms` ranked by one BM25 query. */
   /** Every match ranked by FTS5, best first, the first `limit` that `skip` lets through. */
   private rankAll(
     sessionRef: number,
