@@ -20,16 +20,21 @@ import { toolCallTurn } from "./entry-builders.js";
 
 let home: string;
 let store: JsonlTranscriptStore;
+/** Transcripts the test opened: closed after it, so no file handle is left for GC to close. */
+let opened: Transcript[];
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), "clew-compaction-"));
   store = new JsonlTranscriptStore({ home });
+  opened = [];
 });
 afterEach(async () => {
+  await Promise.all(opened.map((transcript) => transcript.close()));
   await rm(home, { recursive: true, force: true });
 });
 
 async function transcriptWith(messages: AgentMessage[]): Promise<Transcript> {
   const transcript = await store.create({ agentId: "main", sessionId: "s1" });
+  opened.push(transcript);
   await transcript.append(messages.map((message) => ({ type: "message" as const, message })));
   return transcript;
 }
