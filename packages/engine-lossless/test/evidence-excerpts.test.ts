@@ -9,7 +9,7 @@ import {
   toolResult,
   userText,
 } from "./support/conversations.js";
-import { store as stored } from "./support/preparation.js";
+import { assembleAfterCompaction } from "./support/preparation.js";
 import { TempEngines } from "./support/temp-engine.js";
 
 const engines = new TempEngines();
@@ -70,15 +70,8 @@ describe("excerpts of long messages", () => {
         assistantText("Noted.", at + 1),
       );
     }
-    const engine = await engines.engine();
-    await stored(engine, "s", messages);
-    await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
-    const result = await engine.assemble({
-      sessionId: "s",
-      messages,
-      tokenBudget: 3_000,
-      prompt: "Which port does the staging relay listen on?",
-    });
+    const prompt = "Which port does the staging relay listen on?";
+    const result = await assembleAfterCompaction(await engines.engine(), messages, 3_000, prompt);
     const block = JSON.stringify(result.messages.find(isRecalledContext) ?? null);
     expect(block).toContain(NEEDLE);
     expect(block).toMatch(/\(excerpt: characters \d+–\d+ of 30\d{3}; recall_read m3 reads it all\)/);

@@ -9,7 +9,7 @@ import type { TextEmbedder } from "../src/embeddings/text-embedder.js";
 import type { LosslessEngine } from "../src/lossless-engine.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
-import { store as stored } from "./support/preparation.js";
+import { assembleAfterCompaction, store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
 import { tinyEmbedder, writeTinyVectors } from "./support/word-vectors.js";
@@ -67,14 +67,7 @@ describe("search by meaning", () => {
     const messages = [...conversation];
     for (let turn = 0; turn < 40; turn++)
       messages.push(userText(`Notes ${turn}: ${fillerText(300, turn + 1)}`, START + 10_000 + turn));
-    await stored(engine, "s", messages);
-    await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
-    const result = await engine.assemble({
-      sessionId: "s",
-      messages,
-      tokenBudget: 3_000,
-      prompt: "Which car should I drive?",
-    });
+    const result = await assembleAfterCompaction(engine, messages, 3_000, "Which car should I drive?");
     expect(JSON.stringify(result.messages.find(isRecalledContext))).toContain(
       "I bought a used Volvo yesterday.",
     );

@@ -32,17 +32,7 @@ export function preparableChunks(
 ): PreparableChunk[] {
   return leafChunks(items, freshTailStart(items, tailTokens), chunkTokens)
     .filter((chunk) => chunk.closed && chunk.tokens >= MIN_LEAF_CHUNK_TOKENS)
-    .map((chunk) => {
-      const chunkItems = items.slice(chunk.start, chunk.end);
-      return {
-        chunkKey: chunkKeyOf(chunkItems),
-        kind: "leaf",
-        firstPosition: (chunkItems[0] as ViewItem).position,
-        lastPosition: (chunkItems.at(-1) as ViewItem).position,
-        items: chunkItems,
-        tokens: chunk.tokens,
-      };
-    });
+    .map((chunk) => preparableOf("leaf", items, chunk));
 }
 
 /** The engine's settings for condensing (see `condenseLimitsOf`) and the budget's summary share. */
@@ -76,10 +66,19 @@ export function preparableCondensation(
   if (summaryTokens < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
   const run = condenseRun(items, tailStart, condenseLimitsOf(shape));
   if (run === undefined || !settled(items, run, tailStart, shape)) return undefined;
+  return preparableOf("condensed", items, run);
+}
+
+/** The job for `items[run.start, run.end)`, named by its chunk key. */
+function preparableOf(
+  kind: PreparableChunk["kind"],
+  items: readonly ViewItem[],
+  run: ItemRun,
+): PreparableChunk {
   const runItems = items.slice(run.start, run.end);
   return {
     chunkKey: chunkKeyOf(runItems),
-    kind: "condensed",
+    kind,
     firstPosition: (runItems[0] as ViewItem).position,
     lastPosition: (runItems.at(-1) as ViewItem).position,
     items: runItems,

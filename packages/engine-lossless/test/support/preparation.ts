@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage, SummarizeInput, Summarizer } from "@clew/core";
+import type { AgentMessage, AssembleResult, SummarizeInput, Summarizer } from "@clew/core";
 import { LosslessEngine } from "../../src/lossless-engine.js";
 import type { LosslessEngineOptions } from "../../src/options.js";
 import { openSqliteStore, type SqliteLosslessStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -114,4 +114,19 @@ export async function store(
 export async function maintainAndSettle(engine: LosslessEngine, sessionId: string): Promise<void> {
   await engine.maintain({ sessionId, sessionFile: `memory:${sessionId}` });
   await engine.preparationIdle();
+}
+
+/**
+ * Stores `messages`, compacts them to `tokenBudget` and assembles with `prompt`: the evidence
+ * block, when there is one, answers what the compacted history no longer holds raw.
+ */
+export async function assembleAfterCompaction(
+  engine: LosslessEngine,
+  messages: AgentMessage[],
+  tokenBudget: number,
+  prompt: string,
+): Promise<AssembleResult> {
+  await store(engine, "s", messages);
+  await engine.compact({ sessionId: "s", tokenBudget, force: true });
+  return engine.assemble({ sessionId: "s", messages, tokenBudget, prompt });
 }
