@@ -1,7 +1,17 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LosslessStoreConflictError, LosslessStoreError } from "../errors.js";
-import type { ContextEdit, LosslessStore, NewStoredMessage, NewSummary } from "../store/store.js";
+import { LosslessStoreError } from "../errors.js";
+import type { NewSummary } from "../store/store.js";
+import { runCompactionContractCases } from "./compaction-contract.js";
+import {
+  appendWords,
+  edit,
+  keys,
+  leafSummary,
+  message,
+  pick,
+  textMessage,
+  toolResultMessage,
+} from "./contract-records.js";
 import { runIngestContractCases } from "./ingest-contract.js";
 import { runRecorderContractCases } from "./recorder-contract.js";
 import { runSearchContractCases } from "./search-contract.js";
@@ -86,129 +96,6 @@ export function runLosslessStoreContractSuite(
     );
 
     it(
-      "replaces adjacent items with one summary item and bumps the version once",
-      withStore(async ({ store }) => {
-        await appendWords(store, "s1", ["a", "b", "c", "d"]);
-        const summary = leafSummary("sum_0000000000000001", [[1, 3]]);
-        const { viewVersion } = await store.applyCompaction("s1", {
-          summaries: [summary],
-          edits: [edit(summary.summaryId, [1, 2, 3])],
-        });
-        expect(viewVersion).toBe(2);
-        const view = await store.readContextView("s1");
-        expect(view.items.map((item) => item.ref)).toEqual([
-          { kind: "summary", summaryId: summary.summaryId },
-          { kind: "message", seq: 4 },
-        ]);
-        const [item] = view.items;
-        expect(item?.json).toBe('{"role":"user","content":"summary"}');
-        expect(item?.tokens).toBe(7);
-        expect(item?.summary).toMatchObject({
-          kind: "leaf",
-          depth: 0,
-          sourceRanges: [[1, 3]],
-          sourceCount: 3,
-        });
-        expect(item?.createdAt).toBe(summary.latestAt);
-        expect(item?.summary?.anchors).toEqual(summary.anchors);
-        expect((await store.sessionStats("s1")).summaryCount).toBe(1);
-      }),
-    );
-
-    it(
-      "keeps what a summary cost when its summarizer reported it, and nothing when not",
-      withStore(async ({ store }) => {
-        await appendWords(store, "s1", ["a", "b", "c", "d"]);
-        const paid = { ...leafSummary("sum_00000000000000c1", [[1, 2]]), costUsd: 0.0123 };
-        const unpaid = leafSummary("sum_00000000000000c2", [[3, 4]]);
-        await store.applyCompaction("s1", {
-          summaries: [paid, unpaid],
-          edits: [edit(paid.summaryId, [1, 2]), edit(unpaid.summaryId, [3, 4])],
-        });
-        const [readPaid, readUnpaid] = await store.readSummaries("s1", [paid.summaryId, unpaid.summaryId]);
-        expect(readPaid?.costUsd).toBe(0.0123);
-        expect(readUnpaid).not.toHaveProperty("costUsd");
-      }),
-    );
-
-    it(
-      "condenses summaries, linking children to their parent, in one write",
-      withStore(async ({ store }) => {
-        await appendWords(store, "s1", ["a", "b", "c", "d", "e"]);
-        const first = leafSummary("sum_00000000000000a1", [[1, 2]]);
-        const second = leafSummary("sum_00000000000000a2", [[3, 4]]);
-        const root: NewSummary = {
-          ...leafSummary("sum_00000000000000b1", [[1, 4]]),
-          kind: "condensed",
-          depth: 1,
-          childIds: [first.summaryId, second.summaryId],
-        };
-        await store.applyCompaction("s1", {
-          summaries: [first, second, root],
-          edits: [
-            edit(first.summaryId, [1, 2]),
-            edit(second.summaryId, [3, 4], 3),
-            {
-              ...edit(root.summaryId, []),
-              replace: [
-                { position: 1, ref: { kind: "summary", summaryId: first.summaryId } },
-                { position: 3, ref: { kind: "summary", summaryId: second.summaryId } },
-              ],
-            },
-          ],
-        });
-        const view = await store.readContextView("s1");
-        expect(view.version).toBe(2);
-        expect(view.items.map((item) => item.ref)).toEqual([
-          { kind: "summary", summaryId: root.summaryId },
-          { kind: "message", seq: 5 },
-        ]);
-        const children = await store.readSummaries("s1", [second.summaryId, first.summaryId, "sum_missing"]);
-        expect(children.map((child) => [child.summaryId, child.parentId])).toEqual([
-          [second.summaryId, root.summaryId],
-          [first.summaryId, root.summaryId],
-        ]);
-        const [stored] = await store.readSummaries("s1", [root.summaryId]);
-        expect(stored).toMatchObject({ ...root, parentId: undefined });
-      }),
-    );
-
-    it(
-      "rejects edits that no longer match the view and writes nothing",
-      withStore(async ({ store }) => {
-        await appendWords(store, "s1", ["a", "b", "c"]);
-        const summary = leafSummary("sum_0000000000000c01", [[1, 2]]);
-        const attempts: ContextEdit[] = [
-          {
-            ...edit(summary.summaryId, [1, 2]),
-            replace: [{ position: 1, ref: { kind: "message", seq: 2 } }],
-          },
-          {
-            ...edit(summary.summaryId, [1]),
-            replace: [
-              { position: 1, ref: { kind: "message", seq: 1 } },
-              { position: 3, ref: { kind: "message", seq: 3 } },
-            ],
-          },
-          edit("sum_notwritten0000", [1, 2]),
-          { ...edit(summary.summaryId, [1]), replace: [] },
-        ];
-        for (const attempt of attempts) {
-          await expect(
-            store.applyCompaction("s1", { summaries: [summary], edits: [attempt] }),
-          ).rejects.toBeInstanceOf(LosslessStoreConflictError);
-        }
-        await expect(
-          store.applyCompaction("never-written", { summaries: [], edits: [] }),
-        ).rejects.toBeInstanceOf(LosslessStoreConflictError);
-        const view = await store.readContextView("s1");
-        expect(view.version).toBe(1);
-        expect(view.items).toHaveLength(3);
-        expect(await store.readSummaries("s1", [summary.summaryId])).toEqual([]);
-      }),
-    );
-
-    it(
       "reads messages by seq, by range and by time, a page at a time",
       withStore(async ({ store }) => {
         await appendWords(store, "s1", ["a", "b", "c", "d", "e", "f"]);
@@ -226,22 +113,6 @@ export function runLosslessStoreContractSuite(
           seqs(await store.readMessageRange("s1", { fromTime: 1_002, toTime: 1_003, limit: 10 })),
         ).toEqual([3, 4]);
         expect(await store.readMessageRange("s1", { ranges: [], limit: 10 })).toEqual([]);
-      }),
-    );
-
-    it(
-      "finds the leaf summaries that cover a message",
-      withStore(async ({ store }) => {
-        await appendWords(store, "s1", ["a", "b", "c", "d"]);
-        const summary = leafSummary("sum_0000000000000d01", [
-          [1, 1],
-          [3, 3],
-        ]);
-        await store.applyCompaction("s1", { summaries: [summary], edits: [] });
-        expect((await store.findLeafSummaries("s1", 3)).map((found) => found.summaryId)).toEqual([
-          summary.summaryId,
-        ]);
-        expect(await store.findLeafSummaries("s1", 2)).toEqual([]);
       }),
     );
 
@@ -315,96 +186,10 @@ export function runLosslessStoreContractSuite(
       }),
     );
 
+    runCompactionContractCases(options.createStore);
     runRecorderContractCases(options.createStore);
     runSummaryJobContractCases(options.createStore);
     runSearchContractCases(options.createStore);
     runIngestContractCases(options.createStore);
   });
-}
-
-function identityOf(sessionId: string, key: string): string {
-  return createHash("sha256").update(`${sessionId}\0${key}`).digest("hex");
-}
-
-function message(sessionId: string, word: string): NewStoredMessage {
-  const json = JSON.stringify({ content: word, role: "user", timestamp: 1_000 + word.charCodeAt(0) - 97 });
-  return {
-    identity: identityOf(sessionId, word),
-    role: "user",
-    createdAt: 1_000 + word.charCodeAt(0) - 97,
-    tokens: word === "a" ? 1 : 2,
-    json,
-  };
-}
-
-function textMessage(sessionId: string, text: string, index: number): NewStoredMessage {
-  return {
-    identity: identityOf(sessionId, text),
-    role: "user",
-    createdAt: index,
-    tokens: 10,
-    json: JSON.stringify({ content: [{ text, type: "text" }], role: "user", timestamp: index }),
-  };
-}
-
-function toolResultMessage(sessionId: string, text: string, index: number): NewStoredMessage {
-  const json = JSON.stringify({
-    content: [{ text, type: "text" }],
-    isError: false,
-    role: "toolResult",
-    timestamp: index,
-    toolCallId: "call_1",
-    toolName: "bash",
-  });
-  return { identity: identityOf(sessionId, text), role: "toolResult", createdAt: index, tokens: 10, json };
-}
-
-async function appendWords(store: LosslessStore, sessionId: string, words: string[]): Promise<void> {
-  await store.appendMessages(
-    sessionId,
-    words.map((word) => message(sessionId, word)),
-  );
-}
-
-function leafSummary(summaryId: string, sourceRanges: Array<[number, number]>): NewSummary {
-  return {
-    summaryId,
-    kind: "leaf",
-    depth: 0,
-    content: "summary",
-    tokens: 7,
-    sourceRanges,
-    sourceCount: sourceRanges.reduce((total, [first, last]) => total + last - first + 1, 0),
-    sourceTokens: 20,
-    childIds: [],
-    anchors: [{ value: "src/a.ts", messages: [sourceRanges[0]?.[0] ?? 1] }],
-    earliestAt: 1_000,
-    latestAt: 1_002,
-    summarizer: "test",
-    createdAt: 5_000,
-  };
-}
-
-/** An edit replacing the raw messages `seqs`, which sit at positions `firstPosition`, ... */
-function edit(summaryId: string, seqs: number[], firstPosition = seqs[0] ?? 1): ContextEdit {
-  return {
-    replace: seqs.map((seq, index) => ({ position: firstPosition + index, ref: { kind: "message", seq } })),
-    summaryId,
-    tokens: 7,
-    json: '{"role":"user","content":"summary"}',
-  };
-}
-
-function keys<Key>(hits: Array<{ key: Key }>): Key[] {
-  return hits.map((hit) => hit.key);
-}
-
-function pick(stored: NewStoredMessage) {
-  return {
-    identity: stored.identity,
-    role: stored.role,
-    createdAt: stored.createdAt,
-    tokens: stored.tokens,
-    json: stored.json,
-  };
 }
