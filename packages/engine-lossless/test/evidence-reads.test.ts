@@ -1,24 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { charEstimateTokenCounter } from "@clew/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { recallEvidence } from "../src/assemble/recall-evidence.js";
-import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { textRecord } from "./support/search-index.js";
+import { useTempStorePath } from "./support/temp-store.js";
 
-let directory: string;
+const temp = useTempStorePath("clew-lossless-evidence-");
 let store: SqliteLosslessStore;
 
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "clew-lossless-evidence-"));
-  store = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
+beforeEach(() => {
+  store = temp.open();
 });
 
 /** `store` with the seqs of every `readMessages` call recorded. */

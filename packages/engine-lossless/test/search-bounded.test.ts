@@ -1,22 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { SearchHit } from "../src/store/store.js";
 import { textRecord } from "./support/search-index.js";
+import { useTempStorePath } from "./support/temp-store.js";
 
-let directory: string;
+const temp = useTempStorePath("clew-lossless-bounded-");
 let store: SqliteLosslessStore;
 
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "clew-lossless-bounded-"));
-  store = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
+beforeEach(() => {
+  store = temp.open();
 });
 
 /** Appends `texts` to the session as its next messages (identities unique per session and seq). */

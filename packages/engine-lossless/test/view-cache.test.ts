@@ -1,24 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import { SessionView } from "../src/view/session-view.js";
 import { ViewCache } from "../src/view/view-cache.js";
 import { userText } from "./support/conversations.js";
 import { textRecord } from "./support/search-index.js";
+import { useTempStorePath } from "./support/temp-store.js";
 
-let directory: string;
+const temp = useTempStorePath("clew-lossless-view-");
 let store: SqliteLosslessStore;
 
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "clew-lossless-view-"));
-  store = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(directory, { recursive: true, force: true });
+beforeEach(() => {
+  store = temp.open();
 });
 
 /** The store, counting full view loads. */
