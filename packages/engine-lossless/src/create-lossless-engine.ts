@@ -29,8 +29,12 @@ export interface LosslessEngineFactoryOptions extends LosslessEngineOptions {
 export function createLosslessEngineFactory(
   options: LosslessEngineFactoryOptions = {},
 ): ContextEngineFactory {
-  const engineOptions = withSharedWordVectors(options);
+  // The word vectors load with the first engine, not with the factory: registering the plugin
+  // (`clew doctor`, plugin status) makes a factory and never an engine.
+  let shared: LosslessEngineFactoryOptions | undefined;
   return async (context) => {
+    shared ??= withSharedWordVectors(options);
+    const engineOptions = shared;
     const agentDir = context.agentDir ?? engineOptions.agentDir;
     if (agentDir === undefined) {
       throw new Error("The lossless engine needs an agent folder (factory context agentDir) for lossless.db");

@@ -200,6 +200,20 @@ describe("search by meaning", () => {
     await Promise.all([first.dispose(), second.dispose()]);
   });
 
+  it("a factory reads the word-vector file only when it makes its first engine", async () => {
+    const directory = await engines.directory();
+    const wordVectors = join(directory, "later.txt");
+    // Registering the plugin makes a factory (clew doctor does, and never makes an engine).
+    const factory = createLosslessEngineFactory({ wordVectors });
+    await writeTinyVectors(directory, "later.txt");
+    const engine = (await factory({ agentDir: join(directory, "a") })) as LosslessEngine;
+    await stored(engine, "s", conversation);
+    const hits = (await recallToolsOf(engine, "s").search.execute("1", { query: "which novel" })).details
+      .hits;
+    expect(hits).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    await engine.dispose();
+  });
+
   it("rejects a bad wordVectors option before opening anything", async () => {
     await expect(engines.engine({ wordVectors: "" })).rejects.toThrow(/lossless\.wordVectors/);
   });

@@ -41,7 +41,6 @@ async function store(sessionId: string, messages: AgentMessage[]): Promise<void>
   await engine.ingestBatch({ sessionId, messages });
 }
 
-/** Every summary of a session (found through its own recall tools) with its newest covered seq. */
 /** The session's summaries (found by their text, straight from the store), with the newest seq each covers. */
 async function summariesOf(sessionId: string): Promise<Array<{ id: string; lastSeq: number }>> {
   const [, , describe] = engine.tools({ sessionId });

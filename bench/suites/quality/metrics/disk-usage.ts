@@ -1,3 +1,10 @@
+/**
+ * M11, bytes on disk per message. A user of an engine with its own store pays for the transcript
+ * (the host always keeps it) and for the store, so both are reported, apart and together, over the
+ * raw JSONL of the stored messages. The store is measured twice: open, as the engine reports it
+ * (a SQLite write-ahead log is kept at its size limit between checkpoints, so a small workload
+ * looks large), and closed, as its state folder is once the engine was disposed (logs merged).
+ */
 import type { AgentMessage } from "@clew/core";
 import type { BenchEngineStats } from "../../../engine-stats.js";
 import { measureStoreSize } from "../../../metrics/store-size.js";
@@ -92,7 +99,7 @@ function ratio(bytes: Figure, rawBytes: number): Figure {
 }
 
 /** Bytes of every file under `path` (0 when it does not exist). */
-export async function directoryBytes(path: string): Promise<number> {
+async function directoryBytes(path: string): Promise<number> {
   return (await measureStoreSize(path)).bytes;
 }
 

@@ -1,3 +1,18 @@
+/**
+ * Hybrid recall search: three BM25 lists (message text, summary text, summary anchors) fused with
+ * reciprocal rank fusion, so an item found by several lists, or ranked high in one, comes first
+ * without the lists' scores having to be comparable. A summary found by an anchor also votes for
+ * the messages that anchor came from, so the source ranks next to (usually above) its summaries.
+ *
+ * Search by meaning joins in one of two ways (see `SemanticRecall.ranksWords`):
+ * - with word vectors, soft term hits rank the words themselves, so they lead the message list
+ *   and the full-text hits they lack (phrases, paths, words the vectors do not know) follow;
+ * - with a whole-text embedder, the messages nearest in meaning that no word list found follow
+ *   the fused list (those it found are marked as matched by meaning too), so a word or code match
+ *   never loses its rank to a loose one. Fusing such hits as a fourth equal list was measured on
+ *   the bench's conversations (centred GloVe averages) and lost: recall@5 55.8 → 44.9 %.
+ * A forked subagent's search of its parent uses words only.
+ */
 import { followedBy, meaningHitsAfter, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore, SearchHit, StoredSummary } from "../store/store.js";
 import { messageLabel, parseMessageLabel, snippetOf } from "./message-text.js";

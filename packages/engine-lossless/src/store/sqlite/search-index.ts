@@ -1,3 +1,22 @@
+/**
+ * Full-text indexing of messages, kept off the write path. `appendMessages` only stores a message;
+ * this indexer adds it to `messages_fts` later, in batches: in the background a moment after a
+ * write, and synchronously before every message search, so a search never misses a stored message.
+ *
+ * Progress is one watermark, the highest message row id up to which every message is indexed
+ * (nothing above it is). The watermark moves in the same transaction as the index rows it covers,
+ * so a crash leaves messages pending (indexed by the next search or idle moment), never lost and
+ * never indexed twice. Row ids are only reused after the newest rows are deleted; the trigger of
+ * `SEARCH_INDEX_MIGRATION` lowers the watermark then, so a reused id is pending again.
+ *
+ * Whoever deletes messages must bring the index up to date first (`catchUp`, in the deleting
+ * transaction): an external-content FTS5 table forgets a row only when told what it indexed.
+ *
+ * Background work waits for idle time: a step whose delay was mostly spent running other code
+ * (the event loop busier than `MAX_BUSY_SHARE`) is put off again, so indexing lands between
+ * requests instead of inside them. Once nothing is pending, it also truncates a WAL grown past a
+ * megabyte (`wal.ts`), so checkpoints happen after a burst of writes rather than inside one.
+ */
 import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
 import { BULK_WRITE_MESSAGES } from "../store.js";

@@ -349,7 +349,6 @@ export class SqliteLosslessStore implements LosslessStore {
   }
 }
 
-/** Bytes of the WAL file; 0 when there is none. */
 /** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
 function fileBytes(path: string): number {
   if (path === ":memory:" || path === "") return 0;
