@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createContextEngineRegistry, MemoryLogger, resolveContextEngine } from "@clew/core";
 import { loadPlugins } from "@clew/plugins";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { LosslessEngine } from "../src/lossless-engine.js";
 import { recallToolsOf } from "./support/recall.js";
 import { writeTinyVectors } from "./support/word-vectors.js";
@@ -33,7 +33,14 @@ describe("the lossless plugin", () => {
   });
 
   it("takes wordVectors from the plugin's config entry, and refuses a config the manifest does not allow", async () => {
-    const wordVectors = await writeTinyVectors(home);
+    // Written as the READMEs show it: `~/` is the user's home folder.
+    await writeTinyVectors(home, "vectors.txt");
+    const wordVectors = "~/vectors.txt";
+    const userHome = process.env.HOME;
+    process.env.HOME = home;
+    onTestFinished(() => {
+      process.env.HOME = userHome;
+    });
     const registry = createContextEngineRegistry();
     const logger = new MemoryLogger();
     const config = {

@@ -68,6 +68,7 @@ export function runIngestContractCases(createStore: () => Promise<StoreUnderTest
       ]);
       await subject.store.writeTranscriptWatermark("s1", watermark(40));
       const reopened = await subject.reopen();
+      subject.store = reopened;
       expect(await reopened.readTranscriptWatermark("s1")).toEqual(watermark(40));
       const again = await reopened.appendMessages("s1", [
         stored("s1", "b", undefined, false),

@@ -1,0 +1,25 @@
+import type { AgentMessage } from "@clew/core";
+import { afterAll, describe, expect, it } from "vitest";
+import type { LosslessStore } from "../src/store/store.js";
+import { userText } from "./support/conversations.js";
+import { TempEngines } from "./support/temp-engine.js";
+
+const engines = new TempEngines();
+afterAll(() => engines.cleanup());
+
+describe("a long list written in parts", () => {
+  it("numbers identical messages across the parts as the whole list would, so none is lost", async () => {
+    // 1,002 messages: the 1,000th and the 1,001st are identical and fall in different parts.
+    const messages: AgentMessage[] = Array.from({ length: 1_002 }, (_, index) =>
+      userText(`line ${index}`, 1_000 + index),
+    );
+    messages[1_000] = messages[999] as AgentMessage;
+    const engine = await engines.engine();
+    await engine.ingestBatch({ sessionId: "s", messages });
+    const store = (engine as unknown as { store: LosslessStore }).store;
+    expect((await store.sessionStats("s")).messageCount).toBe(1_002);
+    // The same list again stores nothing: both copies are known by identity.
+    await engine.ingestBatch({ sessionId: "s", messages });
+    expect((await store.sessionStats("s")).messageCount).toBe(1_002);
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { preparableCondensation, staleJobs } from "../src/prepare/preparable-chunks.js";
+import type { StoredSummaryJob } from "../src/store/store.js";
+import type { ViewItem } from "../src/view/session-view.js";
+import { userText } from "./support/conversations.js";
+
+/** Fan-in 4; summaries of 200 tokens; preparing starts once they hold 500 (half of 1,000). */
+const SHAPE = { condenseFanIn: 4, leafChunkTokens: 2_000, summaryLimit: 1_000 };
+/** The tail: the newest 2 raw messages of 200 tokens. */
+const TAIL_TOKENS = 400;
+
+function raw(position: number): ViewItem {
+  return {
+    position,
+    ref: { kind: "message", seq: position },
+    tokens: 200,
+    message: userText(`message ${position}`, position),
+    createdAt: position,
+    startsGroup: true,
+    orphan: false,
+  };
+}
+
+function summary(position: number, depth = 0): ViewItem {
+  return {
+    ...raw(position),
+    ref: { kind: "summary", summaryId: `sum_${String(position).padStart(16, "0")}` },
+    summary: {
+      kind: depth === 0 ? "leaf" : "condensed",
+      depth,
+      content: `summary ${position}`,
+      anchors: [],
+      sourceRanges: [[position, position]],
+      sourceCount: 1,
+      sourceTokens: 400,
+      earliestAt: position,
+      latestAt: position,
+    },
+  };
+}
+
+const tail = (from: number) => [raw(from), raw(from + 1)];
+const positionsOf = (items: readonly ViewItem[] | undefined) => items?.map((item) => item.position);
+
+describe("which condensation is prepared", () => {
+  it("prepares a full run of leaves, the run compaction will condense first", () => {
+    const items = [summary(1), summary(2), summary(3), summary(4), summary(5), ...tail(6)];
+    const chunk = preparableCondensation(items, TAIL_TOKENS, SHAPE);
+    expect(chunk).toMatchObject({ kind: "condensed", firstPosition: 1, lastPosition: 4 });
+    expect(positionsOf(chunk?.items)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("prepares nothing the leaf phase could still change, or before the summaries fill half their share", () => {
+    // A raw message before the run's end would become a leaf first.
+    const rawFirst = [raw(1), summary(2), summary(3), summary(4), summary(5), ...tail(6)];
+    expect(preparableCondensation(rawFirst, TAIL_TOKENS, SHAPE)).toBeUndefined();
+    // A run short of the fan-in, followed by raw messages that will become leaves and join it.
+    const short = [summary(1), summary(2), summary(3), raw(4), raw(5), ...tail(6)];
+    expect(preparableCondensation(short, TAIL_TOKENS, SHAPE)).toBeUndefined();
+    // Two summaries hold 400 tokens: under half of the share.
+    expect(preparableCondensation([summary(1), summary(2), ...tail(3)], TAIL_TOKENS, SHAPE)).toBeUndefined();
+  });
+
+  it("prepares a deeper run only when no raw message waits for the leaf phase", () => {
+    const deep = [summary(1, 1), summary(2, 1), summary(3, 1), summary(4, 1)];
+    expect(positionsOf(preparableCondensation([...deep, ...tail(5)], TAIL_TOKENS, SHAPE)?.items)).toEqual([
+      1, 2, 3, 4,
+    ]);
+    expect(preparableCondensation([...deep, raw(5), raw(6), ...tail(7)], TAIL_TOKENS, SHAPE)).toBeUndefined();
+  });
+
+  it("keeps a condensed job while its run sits where it was, and drops it once the run changed", () => {
+    const items = [summary(1), summary(2), summary(3), summary(4), summary(5), ...tail(6)];
+    const chunk = preparableCondensation(items, TAIL_TOKENS, SHAPE);
+    if (chunk === undefined) throw new Error("no condensation prepared");
+    const job: StoredSummaryJob = {
+      chunkKey: chunk.chunkKey,
+      kind: "condensed",
+      firstPosition: chunk.firstPosition,
+      lastPosition: chunk.lastPosition,
+      attempts: 1,
+    };
+    expect(staleJobs(items, SHAPE.leafChunkTokens, [job], 0)).toEqual([]);
+    const replaced = [
+      summary(1),
+      { ...summary(2), ref: { kind: "summary" as const, summaryId: "sum_other" } },
+    ];
+    const changed = [...replaced, ...items.slice(2)];
+    expect(staleJobs(changed, SHAPE.leafChunkTokens, [job], 0)).toEqual([chunk.chunkKey]);
+  });
+});
