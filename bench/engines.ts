@@ -103,7 +103,7 @@ const lossless: BenchEngine = {
 };
 
 /** The variable naming the word-vector file of `lossless-vectors`. */
-export const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
+const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
 
 const LOSSLESS_VECTORS_ID = "lossless-vectors";
 

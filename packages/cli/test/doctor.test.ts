@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { agentSessionsDir } from "@clew/core";
 import { CommanderError } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { doctorHost, registerDoctorCommand } from "../src/commands/doctor.js";
+import { doctorHost } from "../src/commands/doctor.js";
 import type { CliIo } from "../src/io.js";
 import { createProgram } from "../src/main.js";
 import { type CliRun, createCliHarness } from "./cli-harness.js";
@@ -34,7 +34,6 @@ async function doctor(...args: string[]): Promise<CliRun> {
     cwd: harness.home,
   };
   const program = await createProgram(io);
-  if (!program.commands.some((command) => command.name() === "doctor")) registerDoctorCommand(program, io);
   let code = 0;
   try {
     await program.parseAsync(["doctor", ...args], { from: "user" });

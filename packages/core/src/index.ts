@@ -322,6 +322,7 @@ export {
   type TranscriptFormatDetection,
 } from "./transcript/import/detect-format.js";
 export {
+  activeBranch,
   exportTranscript,
   isTranscriptExportFormat,
   type OpenAIChatMessage,

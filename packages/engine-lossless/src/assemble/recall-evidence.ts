@@ -43,6 +43,9 @@ const BLOCK_INTRO =
   `${BLOCK_MARK} Earlier messages of this conversation that match the request below, repeated ` +
   "verbatim for reference, oldest first. They are not new input.";
 
+/** The intro's size, estimated as the messages' are, ahead of the exact count. */
+const INTRO_TOKENS = Math.ceil(BLOCK_INTRO.length / 3);
+
 /**
  * Whether `message` is an evidence block: it belongs to one request only (the next turn's context
  * does not repeat it), which is why prefix-stability checks leave it out.
@@ -133,7 +136,7 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   // result can be tens of kilobytes, and most candidates are never shown).
   const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
   const heads = await request.store.readMessageHeads(request.sessionId, [...new Set(around)]);
-  const roomTokens = request.roomTokens - introTokens();
+  const roomTokens = request.roomTokens - INTRO_TOKENS;
   // A message too large to repeat whole goes in as an excerpt around its matches, at the
   // excerpt's size: a long tool output holding the answer would otherwise never fit.
   const excerptTokens = Math.min(EXCERPT_TOKENS, Math.floor(roomTokens * WHOLE_SHARE));
@@ -183,11 +186,6 @@ function fittedExcerpt(body: string, words: readonly string[], maxTokens: number
     excerpt = excerptAt(maxChars);
   }
   return excerpt;
-}
-
-/** The intro's size, estimated as the messages' are, ahead of the exact count. */
-function introTokens(): number {
-  return Math.ceil(BLOCK_INTRO.length / 3);
 }
 
 /**

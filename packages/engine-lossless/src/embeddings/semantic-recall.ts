@@ -201,7 +201,7 @@ export function followedBy(
 }
 
 /** The dot product of `vector` and the row of `rows` starting at `offset` (as long as `vector`). */
-function dot(vector: Float32Array, rows: Float32Array, offset: number): number {
+export function dot(vector: Float32Array, rows: Float32Array, offset: number): number {
   let sum = 0;
   for (let index = 0; index < vector.length; index++)
     sum += (vector[index] ?? 0) * (rows[offset + index] ?? 0);

@@ -11,7 +11,6 @@
  * are the same message.
  */
 import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";
 
 /**
@@ -87,7 +86,7 @@ const oneShotHash = (crypto as { hash?: (algorithm: string, data: string) => str
 /** Hex sha256 of `text`. */
 function sha256(text: string): string {
   return oneShotHash === undefined
-    ? createHash("sha256").update(text).digest("hex")
+    ? crypto.createHash("sha256").update(text).digest("hex")
     : oneShotHash("sha256", text);
 }
 

@@ -33,7 +33,6 @@ export interface StoredTurn {
  * stored; the next import stores the rest (by identity, nothing twice). The store's bulk size, so
  * each part still counts as bulk work for the store (which then trims a write-ahead log it grew).
  */
-const WRITE_CHUNK_MESSAGES = BULK_WRITE_MESSAGES;
 
 export class MessageWriter {
   /** Sessions whose last write failed: the next turn stores the whole snapshot again. */
@@ -53,8 +52,8 @@ export class MessageWriter {
       const ingestedAt = this.options.now();
       const seen = new Map<string, number>();
       let stored = 0;
-      for (let start = 0; start < messages.length; start += WRITE_CHUNK_MESSAGES) {
-        const part = messages.slice(start, start + WRITE_CHUNK_MESSAGES);
+      for (let start = 0; start < messages.length; start += BULK_WRITE_MESSAGES) {
+        const part = messages.slice(start, start + BULK_WRITE_MESSAGES);
         stored += await this.storePart(sessionId, part, ingestedAt, seen);
       }
       this.resync.delete(sessionId);

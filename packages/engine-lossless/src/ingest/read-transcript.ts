@@ -8,9 +8,9 @@
  * through `importTranscript`. Both give the same messages.
  */
 import { type FileHandle, open, readFile } from "node:fs/promises";
-import { type AgentMessage, importTranscript, type TranscriptEntry } from "@clew/core";
+import { type AgentMessage, activeBranch, importTranscript, type TranscriptEntry } from "@clew/core";
 import type { TranscriptWatermark } from "../store/store.js";
-import { branchMessages, chainTo, scanVersion3 } from "./transcript-branch.js";
+import { branchMessages, scanVersion3 } from "./transcript-branch.js";
 import { readTranscriptTail, watermarkAfterScan } from "./transcript-watermark.js";
 
 export type TranscriptMessages =
@@ -72,12 +72,6 @@ async function readFast(
   const messages = branchMessages(scan.nodes, scan.leafId);
   const watermark = await watermarkAfterScan(handle, sessionFile, scan);
   return watermark === undefined ? { ok: true, messages } : { ok: true, messages, watermark };
-}
-
-/** Root first; the newest entry is the leaf (see `chainTo`). */
-function activeBranch(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
-  const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  return chainTo(byId, entries.at(-1)?.id ?? null).chain;
 }
 
 function messageOf(entry: TranscriptEntry): AgentMessage[] {

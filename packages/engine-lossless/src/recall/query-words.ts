@@ -25,7 +25,8 @@ export function isStopword(word: string): boolean {
 
 /** Leading and trailing characters that are punctuation, not part of a word or code. */
 const EDGE_PUNCTUATION = /^[\s"'`([{<«“‘.,;:!?*_~-]+|[\s"'`)\]}>»”’.,;:!?*_~-]+$/gu;
-const POSSESSIVE = /['’]s$/iu;
+/** A possessive ending ("Alice's"), dropped from words searched for and indexed alike. */
+export const POSSESSIVE = /['’]s$/iu;
 const HAS_WORD_CHARACTER = /[\p{L}\p{N}]/u;
 /**
  * A "word" longer than this is pasted data (a JSON line, a stack frame with its arguments), not a

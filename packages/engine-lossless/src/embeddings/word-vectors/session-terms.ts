@@ -11,16 +11,15 @@
  */
 import type { AgentMessage } from "@clew/core";
 import { readingBody } from "../../recall/message-text.js";
-import { isStopword } from "../../recall/query-words.js";
+import { isStopword, POSSESSIVE } from "../../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
-import { insertRanked } from "../semantic-recall.js";
+import { dot, insertRanked } from "../semantic-recall.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
 /** Characters of a message that are indexed: a long tool output counts by its opening. */
 const MAX_TEXT_CHARS = 4_000;
 const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
-const POSSESSIVE = /['’]s$/u;
 /** Nearest session words a query word may match through; bounds the postings read per word. */
 const MAX_NEIGHBOURS = 48;
 /**
@@ -154,10 +153,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     for (let vocabularyWord = from; vocabularyWord < list.scanned; vocabularyWord++) {
       const row = this.vectorRows[vocabularyWord] ?? -1;
       if (row < 0 || vocabularyWord === own) continue;
-      let similarity = 0;
-      const offset = row * dimensions;
-      for (let dimension = 0; dimension < dimensions; dimension++)
-        similarity += (queryVector[dimension] ?? 0) * (this.vectors[offset + dimension] ?? 0);
+      const similarity = dot(queryVector, this.vectors, row * dimensions);
       if (similarity >= this.minSimilarity) list.neighbours.push({ word: vocabularyWord, similarity });
     }
     list.neighbours.sort((left, right) => right.similarity - left.similarity);

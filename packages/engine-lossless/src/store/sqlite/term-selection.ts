@@ -17,8 +17,6 @@ const MIN_CAP = 200;
 /** Kept from a query whose terms are all common. */
 const KEEP_WHEN_ALL_COMMON = 2;
 
-const COUNT_SQL = `SELECT count(*) AS count FROM (
-  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`;
 // Newest first, as the bounded ranking that follows reads them: the pages are read once.
 const COUNT_NEWEST_SQL = `SELECT count(*) AS count FROM (
   SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? ORDER BY rowid DESC LIMIT ?)`;
@@ -71,7 +69,6 @@ interface KeptCount {
 }
 
 export class TermSelection {
-  private readonly count: Database.Statement;
   private readonly countNewest: Database.Statement;
   private readonly newestIds: Database.Statement;
   private readonly size: Database.Statement;
@@ -79,7 +76,6 @@ export class TermSelection {
   private readonly kept = new Map<string, KeptCount>();
 
   constructor(database: Database.Database) {
-    this.count = database.prepare(COUNT_SQL);
     this.countNewest = database.prepare(COUNT_NEWEST_SQL);
     this.newestIds = database.prepare(NEWEST_IDS_SQL).pluck();
     this.size = database.prepare(SIZE_SQL);
@@ -91,7 +87,7 @@ export class TermSelection {
     const storeSize = this.storeSize();
     const cap = capFor(storeSize);
     if (storeSize <= cap) return [...terms];
-    return this.selectFrom(this.counted(terms, cap)).map((entry) => entry.term);
+    return this.selectFrom(this.counted(terms, cap, storeSize)).map((entry) => entry.term);
   }
 
   /**
@@ -137,9 +133,9 @@ export class TermSelection {
     return (this.size.get() as { size: number }).size;
   }
 
-  private counted(terms: readonly string[], cap: number): Counted[] {
+  private counted(terms: readonly string[], cap: number, storeSize: number): Counted[] {
     return terms.map((term, index) => {
-      const matches = this.matches(term, cap);
+      const matches = this.keptMatches(term, cap, storeSize);
       return { term, index, matches, capped: matches >= cap };
     });
   }
@@ -189,12 +185,6 @@ export class TermSelection {
     if (expression === undefined) return { matches: 0, capped: false };
     const matches = (this.countNewest.get(expression, afterId, cap) as { count: number }).count;
     return { matches, capped: matches >= cap };
-  }
-
-  private matches(term: string, cap: number): number {
-    const expression = matchExpression([term]);
-    if (expression === undefined) return 0;
-    return (this.count.get(expression, cap) as { count: number }).count;
   }
 }
 
