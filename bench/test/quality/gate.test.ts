@@ -16,7 +16,17 @@ describe("gate thresholds", () => {
     const path = join(REPO_ROOT, "bench/gate-thresholds.json");
     const thresholds = parseGateThresholds(await readFile(path, "utf8"), path, keys);
     expect(thresholds.preset).toBe("gate");
-    expect(Object.keys(thresholds.engines)).toEqual(["legacy", "recency", "bm25", "lossless"]);
+    expect(Object.keys(thresholds.engines)).toEqual([
+      "legacy",
+      "recency",
+      "bm25",
+      "lossless",
+      "lossless-vectors",
+    ]);
+    // Issue #8's evidence-recall targets hold for search by meaning with the shipped table.
+    const vectors = thresholds.engines["lossless-vectors"];
+    expect(vectors?.m1Verbatim4k?.min).toBeGreaterThanOrEqual(0.8);
+    expect(vectors?.m1Verbatim8k?.min).toBeGreaterThanOrEqual(0.9);
   });
 
   it("names the file and every bad field", () => {

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
  */
 import { join } from "node:path";
 import { type ClewConfig, type ContextEngineFactory, createTokenCounter, describeError } from "@clew/core";
-import { DEFAULT_MAX_WORDS, loadWordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
+import { loadWordVectors } from "./embeddings/word-vectors/word-vector-table.js";
 import { LosslessEngine } from "./lossless-engine.js";
 import type { LosslessEngineOptions } from "./options.js";
 import { openSqliteStore } from "./store/sqlite/sqlite-store.js";
@@ -71,7 +71,7 @@ function withSharedWordVectors(options: LosslessEngineFactoryOptions): LosslessE
   const { wordVectors, ...shared } = options;
   if (typeof wordVectors !== "string" || wordVectors === "" || options.embedder !== undefined) return options;
   if (options.wordVectorTable !== undefined) return options;
-  const wordVectorTable = loadWordVectorTable(wordVectors, DEFAULT_MAX_WORDS);
+  const wordVectorTable = loadWordVectors(wordVectors);
   // Reported by the first search (see SessionIndexes); unhandled until an engine exists.
   wordVectorTable.catch(() => undefined);
   return { ...shared, wordVectorTable };

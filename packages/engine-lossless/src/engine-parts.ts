@@ -8,7 +8,7 @@ import { EvidenceCache } from "./assemble/evidence-cache.js";
 import { CompactionRunner } from "./compaction/compaction-runner.js";
 import { createSemanticRecall, type SemanticRecall } from "./embeddings/semantic-recall.js";
 import { createSoftTermRecall } from "./embeddings/word-vectors/soft-term-recall.js";
-import { DEFAULT_MAX_WORDS, loadWordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
+import { loadWordVectors } from "./embeddings/word-vectors/word-vector-table.js";
 import { MessageWriter } from "./ingest/message-writer.js";
 import type { ResolvedOptions } from "./options.js";
 import { SummaryPreparation } from "./prepare/preparation.js";
@@ -66,8 +66,6 @@ function semanticRecallOf(options: ResolvedOptions): SemanticRecall | undefined 
     return createSemanticRecall(options.embedder, { logger: options.logger });
   const table =
     options.wordVectorTable ??
-    (options.wordVectors === undefined
-      ? undefined
-      : loadWordVectorTable(options.wordVectors, DEFAULT_MAX_WORDS));
+    (options.wordVectors === undefined ? undefined : loadWordVectors(options.wordVectors));
   return table === undefined ? undefined : createSoftTermRecall(table, { logger: options.logger });
 }

@@ -5,6 +5,8 @@ export {
   type LosslessEngineFactoryOptions,
   openLosslessEngine,
 } from "./create-lossless-engine.js";
+export type { TextEmbedder } from "./embeddings/text-embedder.js";
+export { BUILTIN_WORD_VECTORS, WordVectorFileError } from "./embeddings/word-vectors/word-vector-table.js";
 export { LosslessStoreConflictError, LosslessStoreError } from "./errors.js";
 export { canonicalJson, messageDigest } from "./ingest/message-identity.js";
 export {

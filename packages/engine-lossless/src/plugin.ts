@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { PluginApi, PluginToolContext } from "@clew/plugin-sdk";
 import { createLosslessEngineFactory } from "./create-lossless-engine.js";
+import { BUILTIN_WORD_VECTORS } from "./embeddings/word-vectors/word-vector-table.js";
 import { LosslessEngine } from "./lossless-engine.js";
 import { RECALL_TOOL_NAMES } from "./recall-policy.js";
 import type { RecallTool } from "./tools/recall-tools.js";
@@ -32,10 +33,14 @@ export default function register(api: PluginApi): void {
   api.registerTool((context) => recallToolsFor(engines, context), { names: [...RECALL_TOOL_NAMES] });
 }
 
-/** `plugins.entries.lossless.config.wordVectors` (validated by the manifest), `~/` expanded. */
+/**
+ * `plugins.entries.lossless.config.wordVectors` (validated by the manifest): `"builtin"` as is, a
+ * path resolved with `~/` expanded.
+ */
 function wordVectorsOf(config: unknown): string | undefined {
   const path = (config as { wordVectors?: unknown } | undefined)?.wordVectors;
   if (typeof path !== "string") return undefined;
+  if (path === BUILTIN_WORD_VECTORS) return path;
   return path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(path);
 }
 

@@ -77,4 +77,30 @@ describe("the lossless plugin", () => {
     expect(entry?.loaded).toBe(false);
     expect(JSON.stringify(entry)).toContain("wordVectors");
   });
+  it('takes wordVectors: "builtin" as the shipped table, not as a file named builtin', async () => {
+    const registry = createContextEngineRegistry();
+    const logger = new MemoryLogger();
+    const config = {
+      plugins: {
+        load: { paths: [join(import.meta.dirname, "..")] },
+        slots: { contextEngine: "lossless" },
+        entries: { lossless: { config: { wordVectors: "builtin" } } },
+      },
+    };
+    await loadPlugins({ home, config, registry, logger });
+    const engine = (await registry.get("lossless")?.factory({ config, agentDir: home })) as LosslessEngine;
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: [
+        { role: "user", content: "I bought a used Volvo last spring.", timestamp: 1 },
+        { role: "user", content: "We had soup for lunch.", timestamp: 2 },
+      ],
+      prePromptMessageCount: 0,
+    });
+    const hits = (await recallToolsOf(engine, "s").search.execute("1", { query: "which car" })).details.hits;
+    expect(hits).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    expect(logger.records.filter((record) => record.level === "warn")).toEqual([]);
+    await engine.dispose();
+  });
 });

