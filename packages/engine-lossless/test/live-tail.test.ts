@@ -62,4 +62,46 @@ describe("the host's messages the engine has not stored yet", () => {
     });
     expect(result.messages.slice(-turn.length)).toEqual(turn);
   });
+  it("keeps the prompt of a tool loop that outgrew the budget, after the note, with its newest steps", async () => {
+    const engine = await engines.engine();
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: stored,
+      prePromptMessageCount: 0,
+    });
+    const turn = longToolLoop(150);
+    const tokenBudget = 1_500;
+    const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
+    expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
+    // Before: the oldest steps and the prompt itself were cut, leaving steps with no instruction.
+    expect(result.messages[1]).toEqual(turn[0]);
+    expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages of this turn/);
+    const newest = result.messages.slice(2);
+    expect(newest.length).toBeGreaterThan(10);
+    expect(newest).toEqual(turn.slice(-newest.length));
+    expect(orphanToolResults(result.messages)).toEqual([]);
+  });
+
+  it("keeps the prompt beside a newest step too large for the budget, shortened to fit", async () => {
+    const engine = await engines.engine();
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: stored,
+      prePromptMessageCount: 0,
+    });
+    const turn = [
+      ...longToolLoop(3),
+      assistantToolCall("big", "exec", { command: "cat build.log" }, T + 100),
+      toolResult("big", "exec", "log line with details\n".repeat(2_000), T + 101),
+    ];
+    const tokenBudget = 1_000;
+    const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
+    expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
+    expect(result.messages[1]).toEqual(turn[0]);
+    expect(result.messages.at(-2)).toEqual(turn.at(-2));
+    expect(JSON.stringify(result.messages.at(-1))).toContain("left out to fit the context");
+    expect(orphanToolResults(result.messages)).toEqual([]);
+  });
 });

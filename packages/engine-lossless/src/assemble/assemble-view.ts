@@ -74,10 +74,22 @@ export function assembleView(
       label: undefined,
     })),
   ];
-  const fitted = fitToBudget(entries, budget, counter, before);
+  const fitted = fitToBudget(entries, budget, counter, before, turnPrompt(entries, live.length));
   // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
   const keptFrom = Math.min(fitted.omitted, items.length);
   return { ...fitted, live: live.length, liveFound: found, keptFrom };
+}
+
+/**
+ * Index in `entries` of the running turn's prompt: the newest user message among the last `live`
+ * entries (the host's messages not stored yet), or undefined when none is one.
+ */
+function turnPrompt(entries: readonly AssemblyEntry[], live: number): number | undefined {
+  for (let index = entries.length - 1; index >= entries.length - live; index--) {
+    if (((entries[index] as AssemblyEntry).message as unknown as Record<string, unknown>).role === "user")
+      return index;
+  }
+  return undefined;
 }
 
 /** Ids answered by the tool results at the start of `messages` (they continue the view's last turn). */

@@ -6,7 +6,9 @@
  * 2. Otherwise the oldest entries are left out, cutting only where a tool group starts, and a short
  *    note in front says what was left out and how to read it back (nothing is ever dropped
  *    silently). The newest entries are kept. When there is room, the engine then puts a digest of
- *    what was left out in the note's place (`history-digest.ts`).
+ *    what was left out in the note's place (`history-digest.ts`). A pinned entry (the prompt of a
+ *    turn still running) is kept when the cut passes it, right after the note: a tool loop that
+ *    outgrew the budget loses its oldest steps, never the instruction it is carrying out.
  * 3. When even the newest group does not fit, its largest messages are shortened for display
  *    (`clipMessage`); if that cannot make it fit, the result is the note alone, or nothing.
  */
@@ -58,32 +60,53 @@ export interface FitResult {
 /**
  * Fits `entries` into `budget`. `before` counts entries already left out ahead of them (the caller
  * may pass only the newest entries that could fit, so long views cost nothing extra here).
+ * `pinned` is the index of an entry kept whenever it fits, wherever the cut falls.
  */
 export function fitToBudget(
   entries: readonly AssemblyEntry[],
   budget: number,
   counter: TokenCounter,
   before: OmittedTally = emptyTally(),
+  pinned?: number,
 ): FitResult {
   const total = entries.reduce((sum, entry) => sum + entry.tokens, 0);
   const omittedBefore = before.messages + before.summaries + before.unstored;
   if (total <= budget && omittedBefore === 0) {
     return { messages: entries.map((entry) => entry.message), tokens: total, omitted: 0, clipped: 0 };
   }
+  // A pin that is the newest entry is the newest group: kept without help.
+  const pin = pinned === undefined || pinned >= entries.length - 1 ? undefined : entries[pinned];
   const tally = { ...before };
   let tallied = 0;
   let cut = newestFittingCut(entries, budget);
+  // Past the pin, the pin's tokens come out of the room for the newest entries.
+  if (pin !== undefined && cut > (pinned as number)) cut = newestFittingCut(entries, budget - pin.tokens);
   while (cut < entries.length) {
-    for (; tallied < cut; tallied++) addToTally(tally, entries[tallied]?.label);
+    for (; tallied < cut; tallied++) if (tallied !== pinned) addToTally(tally, entries[tallied]?.label);
     const note = omissionNote(tally, counter);
-    const kept = suffixTokens(entries, cut);
+    const head = pin !== undefined && cut > (pinned as number) ? [pin] : [];
+    const kept = suffixTokens(entries, cut) + (head[0]?.tokens ?? 0);
     if (kept + note.tokens <= budget) {
-      const messages = [note.message, ...entries.slice(cut).map((entry) => entry.message)];
-      return { messages, tokens: kept + note.tokens, omitted: omittedBefore + cut, clipped: 0 };
+      const messages = [note.message, ...[...head, ...entries.slice(cut)].map((entry) => entry.message)];
+      return { messages, tokens: kept + note.tokens, omitted: omittedBefore + cut - head.length, clipped: 0 };
     }
     cut = nextGroupStart(entries, cut);
   }
+  if (pin !== undefined) {
+    const withoutPin = entries.filter((_, index) => index !== pinned);
+    const fitted = fitNewestGroupClipped(withoutPin, budget - pin.tokens, counter, before);
+    // The newest group fits beside the pin (clipped if need be), or else nothing is pinned.
+    if (fitted.messages.length > 0 && fitted.omitted < omittedBefore + withoutPin.length)
+      return withPin(fitted, pin);
+  }
   return fitNewestGroupClipped(entries, budget, counter, before);
+}
+
+/** `fitted` with the pinned entry put back in front of what it kept, after the note. */
+function withPin(fitted: FitResult, pin: AssemblyEntry): FitResult {
+  const messages = [...fitted.messages];
+  messages.splice(isOmissionNote(messages[0]) ? 1 : 0, 0, pin.message);
+  return { ...fitted, messages, tokens: fitted.tokens + pin.tokens };
 }
 
 /** The earliest group start whose suffix fits `budget` (entries.length when none does). */
