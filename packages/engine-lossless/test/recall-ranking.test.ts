@@ -2,7 +2,13 @@ import type { AgentMessage } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { recallSearch } from "../src/recall/recall-search.js";
 import type { LosslessStore } from "../src/store/store.js";
-import { assistantText, fillerText, userText } from "./support/conversations.js";
+import {
+  assistantText,
+  assistantToolCall,
+  fillerText,
+  toolResult,
+  userText,
+} from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
@@ -48,6 +54,45 @@ describe("recall_search ranking", () => {
     }>;
     // Still found with room to spare: they only stop crowding out the messages they cover.
     expect(all.some((hit) => hit.kind === "summary")).toBe(true);
+  });
+});
+
+/** Turns reading files under src/billing/, and one turn, in the middle, saying the webhook secret. */
+function billingSession(): AgentMessage[] {
+  const messages: AgentMessage[] = [];
+  for (let turn = 0; turn < 30; turn++) {
+    const at = START + turn * 60_000;
+    const path = `src/billing/part${turn}.ts`;
+    const task =
+      turn === 12
+        ? "Heads up: the signing secret for the billing webhook is now WH-5521."
+        : `Task ${turn}: tidy ${path}. ${fillerText(300, turn + 1)}`;
+    messages.push(
+      userText(task, at),
+      assistantToolCall(`call_${turn}`, "read", { path }, at + 1),
+      toolResult(`call_${turn}`, "read", `export const part${turn} = ${turn};`, at + 2),
+      assistantText(`Tidied ${path}.`, at + 3),
+    );
+  }
+  return messages;
+}
+
+describe("recall_search and anchors", () => {
+  it("credits an anchor's messages for an identifier, not for a plain word inside a path", async () => {
+    const engine = await engines.engine();
+    await stored(engine, "s", billingSession());
+    await engine.compact({ sessionId: "s", tokenBudget: 2_000, force: true });
+    const { search } = recallToolsOf(engine, "s");
+    type Hit = { id: string; kind: string; matchedBy: string[]; snippet: string };
+    const question = (
+      await search.execute("1", { query: "What is the signing secret for the billing webhook?" })
+    ).details.hits as Hit[];
+    // Before: every message that read a src/billing/ path was credited as an anchor match too,
+    // and they all ranked above the one answer.
+    expect(question[0]?.snippet).toContain("WH-5521");
+    const path = (await search.execute("1", { query: "src/billing/part7.ts" })).details.hits as Hit[];
+    const reader = path.find((hit) => hit.kind === "message" && hit.matchedBy.includes("anchor"));
+    expect(reader).toBeDefined();
   });
 });
 

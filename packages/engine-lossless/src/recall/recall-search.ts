@@ -86,7 +86,7 @@ export async function recallSearch(
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
   const anchored = await reads.summaries(anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key));
   anchored.forEach((summary, rank) => {
-    const seqs = new Set(matchingAnchors(summary, terms).flatMap((anchor) => anchor.messages));
+    const seqs = new Set(identifiedAnchors(summary, terms).flatMap((anchor) => anchor.messages));
     for (const seq of seqs) add(messageLabel(seq), rank, "anchor");
   });
   const ranked = [...fused].sort(([, left], [, right]) => right.score - left.score);
@@ -173,6 +173,26 @@ function meaningAfter(
 }
 
 /** The summary's anchors that contain one of the terms (case-insensitive). */
+/**
+ * The anchors a query names: an identifier-like term (a path, a code, anything but a plain word)
+ * anywhere in the anchor, a plain word only as the whole anchor. A plain word inside a path
+ * ("billing" in `src/billing/cache.ts`) is left to the full-text ranking, which already scores it:
+ * crediting every message that read such a path as well put a dozen `read src/billing/…` calls
+ * above the one message that answers "what is the signing secret for the billing webhook?".
+ */
+function identifiedAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
+  return summary.anchors.filter((anchor) => {
+    const value = anchor.value.toLowerCase();
+    return terms.some((term) => {
+      const lowered = term.toLowerCase();
+      return PLAIN_WORD.test(term) ? value === lowered : value.includes(lowered);
+    });
+  });
+}
+
+/** Letters only, lower-case or capitalized: an English word rather than an identifier. */
+const PLAIN_WORD = /^\p{Lu}?\p{Ll}+$/u;
+
 function matchingAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
   const lowered = terms.map((term) => term.toLowerCase());
   return summary.anchors.filter((anchor) =>
