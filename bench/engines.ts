@@ -103,7 +103,7 @@ const lossless: BenchEngine = {
 };
 
 /** The variable naming a word-vector file for `lossless-vectors` instead of the shipped table. */
-const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
+export const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
 
 const LOSSLESS_VECTORS_ID = "lossless-vectors";
 

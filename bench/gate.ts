@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { describeError } from "@clew/core";
 import type { CellResult, CellSpec } from "./cell.js";
 import { parseBenchArgs } from "./cli-options.js";
-import { benchEngine } from "./engines.js";
+import { benchEngine, WORD_VECTORS_VARIABLE } from "./engines.js";
 import { checkGate, type EngineFigures } from "./gate/check-gate.js";
 import { type GateThresholds, loadGateThresholds } from "./gate/gate-thresholds.js";
 import { formatTables } from "./report.js";
@@ -50,6 +50,14 @@ async function main(): Promise<void> {
   }
   const preset = options.preset ?? thresholds.preset;
   const engines = options.engines ?? Object.keys(thresholds.engines);
+  // The thresholds of lossless-vectors were set with the shipped word vectors: a table named in the
+  // environment would be measured against them without saying so. The cells inherit this.
+  if (process.env[WORD_VECTORS_VARIABLE] !== undefined) {
+    process.stderr.write(
+      `gate: ignoring ${WORD_VECTORS_VARIABLE}; lossless-vectors uses the shipped word vectors\n`,
+    );
+    delete process.env[WORD_VECTORS_VARIABLE];
+  }
   const results: CellResult[] = [];
   for (const engine of engines) {
     process.stderr.write(`gate: ${engine} on preset ${preset}\n`);

@@ -15,6 +15,7 @@ import {
   BUILTIN_MAX_WORDS,
   BUILTIN_WORD_VECTORS_PATH,
   loadWordVectorTable,
+  readShippedTable,
   writeTableFile,
 } from "../src/embeddings/word-vectors/word-vector-table.js";
 
@@ -33,4 +34,8 @@ await writeTableFile(
   { source: basename(source), maxWords: BUILTIN_MAX_WORDS },
   table,
 );
-process.stdout.write(`wrote ${BUILTIN_WORD_VECTORS_PATH}: ${table.rows.size} words × ${table.dimensions}\n`);
+// Read back as the engine reads it, so a file written wrong fails here rather than at a search.
+const written = await readShippedTable(BUILTIN_WORD_VECTORS_PATH);
+process.stdout.write(
+  `wrote ${BUILTIN_WORD_VECTORS_PATH}: ${written.rows.size} words × ${written.dimensions}\n`,
+);

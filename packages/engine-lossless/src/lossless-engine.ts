@@ -228,7 +228,7 @@ export class LosslessEngine implements ContextEngine {
     try {
       let view = await parts.views.get(params.sessionId);
       if (!view.hasMessages && params.messages.length > 0) {
-        await parts.writer.store(params.sessionId, params.messages);
+        await parts.writer.storeBeforeRunningTurn(params.sessionId, params.messages);
         view = await parts.views.get(params.sessionId);
       }
       const usable = this.budgets.usable(budget, addition);

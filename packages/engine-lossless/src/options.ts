@@ -14,7 +14,7 @@ import {
   type TokenCounter,
 } from "@clew/core";
 import type { TextEmbedder } from "./embeddings/text-embedder.js";
-import type { WordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
+import { BUILTIN_WORD_VECTORS, type WordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
 
 export interface LosslessTuning {
   /**
@@ -211,6 +211,16 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
       "lossless.wordVectors",
       options.wordVectors,
       '"builtin" or the path of a word-vector file',
+    );
+  if (
+    typeof options.wordVectors === "string" &&
+    options.wordVectors !== BUILTIN_WORD_VECTORS &&
+    options.wordVectors.trim().toLowerCase() === BUILTIN_WORD_VECTORS
+  )
+    throw new InvalidOptionError(
+      "lossless.wordVectors",
+      options.wordVectors,
+      '"builtin" exactly (a file of that name is "./builtin")',
     );
   if (options.embedder !== undefined && options.wordVectors !== undefined)
     throw new InvalidOptionError(

@@ -40,7 +40,8 @@ export default function register(api: PluginApi): void {
 function wordVectorsOf(config: unknown): string | undefined {
   const path = (config as { wordVectors?: unknown } | undefined)?.wordVectors;
   if (typeof path !== "string") return undefined;
-  if (path === BUILTIN_WORD_VECTORS) return path;
+  // "builtin" (or a misspelling of it, which the engine's option check then names) is no path.
+  if (path.trim().toLowerCase() === BUILTIN_WORD_VECTORS) return path;
   return path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(path);
 }
 

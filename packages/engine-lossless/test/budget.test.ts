@@ -159,11 +159,31 @@ describe("the host's messages", () => {
     expect(next.messages).toHaveLength(history.length + 4);
   });
 
-  it("stores a session it has never seen on its first assemble", async () => {
+  it("stores a session it has never seen on its first assemble, up to the turn in progress", async () => {
     const engine = await engines.engine();
     const history = messages.slice(0, 12);
     const result = await engine.assemble({ sessionId: "first", messages: history, tokenBudget: 100_000 });
     expect(result.messages.map(messageDigest)).toEqual(history.map(messageDigest));
-    expect((await engine.ingestBatch({ sessionId: "first", messages: history })).ingestedCount).toBe(0);
+    // From the newest user message on, the messages are the turn in progress: stored by afterTurn.
+    const turnStart = history.findLastIndex((message) => message.role === "user");
+    expect(turnStart).toBeGreaterThan(0);
+    expect((await engine.ingestBatch({ sessionId: "first", messages: history })).ingestedCount).toBe(
+      history.length - turnStart,
+    );
+  });
+
+  it("after a first assemble, the next afterTurn stores everything the first one left to the turn", async () => {
+    const engine = await engines.engine();
+    const history = messages.slice(0, 12);
+    await engine.assemble({ sessionId: "first", messages: history, tokenBudget: 100_000 });
+    const next = messages.slice(0, 16);
+    // prePromptMessageCount points past the cut: only the resync stores the messages between.
+    await engine.afterTurn({
+      sessionId: "first",
+      sessionFile: "memory:first",
+      messages: next,
+      prePromptMessageCount: 12,
+    });
+    expect((await engine.ingestBatch({ sessionId: "first", messages: next })).ingestedCount).toBe(0);
   });
 });

@@ -1,10 +1,14 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { AgentMessage } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
 import {
   BUILTIN_MAX_WORDS,
   BUILTIN_WORD_VECTORS,
+  BUILTIN_WORD_VECTORS_PATH,
   loadWordVectors,
+  readShippedTable,
   type WordVectorTable,
 } from "../src/embeddings/word-vectors/word-vector-table.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
@@ -68,6 +72,32 @@ describe('wordVectors: "builtin"', () => {
     expect(cosine(table, "car", "volvo")).toBeGreaterThan(0.4);
     expect(cosine(table, "car", "banana")).toBeLessThan(0.3);
     expect(cosine(table, "instrument", "violin")).toBeGreaterThan(0.4);
+  });
+
+  it("names the file and what is wrong when the shipped table is missing or damaged", async () => {
+    const directory = await engines.directory();
+    const bytes = await readFile(BUILTIN_WORD_VECTORS_PATH);
+    const missing = join(directory, "missing.clewvec");
+    await expect(readShippedTable(missing)).rejects.toThrow(
+      `${missing}: the shipped word vectors cannot be read (ENOENT)`,
+    );
+    const truncated = join(directory, "truncated.clewvec");
+    await writeFile(truncated, bytes.subarray(0, bytes.length - 100));
+    await expect(readShippedTable(truncated)).rejects.toThrow(
+      /damaged: the file holds \d+ bytes where its header implies \d+/,
+    );
+    // The first scale, right after the header and the word list, made NaN.
+    const header = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString("utf8")) as {
+      wordsBytes: number;
+    };
+    const badScale = Buffer.from(bytes);
+    badScale.writeFloatLE(Number.NaN, 12 + bytes.readUInt32LE(8) + header.wordsBytes);
+    const nan = join(directory, "nan.clewvec");
+    await writeFile(nan, badScale);
+    await expect(readShippedTable(nan)).rejects.toThrow("a scale that is not a positive number");
+    const other = join(directory, "other.clewvec");
+    await writeFile(other, "not a table");
+    await expect(readShippedTable(other)).rejects.toThrow("does not start with CLEWVEC1");
   });
 
   it("recall_search finds, by meaning, a message that shares no word with the query", async () => {

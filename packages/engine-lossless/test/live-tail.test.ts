@@ -104,4 +104,33 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(JSON.stringify(result.messages.at(-1))).toContain("left out to fit the context");
     expect(orphanToolResults(result.messages)).toEqual([]);
   });
+  it("keeps the prompt on a session's first assemble too, with history before it", async () => {
+    const engine = await engines.engine();
+    const turn = longToolLoop(150);
+    const tokenBudget = 1_500;
+    // Nothing stored yet: the first assemble stores the history, and leaves the turn to afterTurn.
+    const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
+    expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
+    expect(result.messages[1]).toEqual(turn[0]);
+    expect(result.messages.at(-1)).toEqual(turn.at(-1));
+    expect(orphanToolResults(result.messages)).toEqual([]);
+  });
+
+  it("keeps the prompt, with the digest in the note's place, when the budget has room for one", async () => {
+    const engine = await engines.engine();
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: stored,
+      prePromptMessageCount: 0,
+    });
+    const turn = longToolLoop(300);
+    const tokenBudget = 3_000;
+    const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
+    expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
+    expect(JSON.stringify(result.messages[0])).toContain("messages of this turn");
+    expect(JSON.stringify(result.messages[0])).toContain("Below is a digest");
+    expect(result.messages[1]).toEqual(turn[0]);
+    expect(result.messages.at(-1)).toEqual(turn.at(-1));
+  });
 });

@@ -216,5 +216,7 @@ describe("search by meaning", () => {
 
   it("rejects a bad wordVectors option before opening anything", async () => {
     await expect(engines.engine({ wordVectors: "" })).rejects.toThrow(/lossless\.wordVectors/);
+    // A misspelt "builtin" is not taken for a file that is then missing at the first search.
+    await expect(engines.engine({ wordVectors: " Builtin" })).rejects.toThrow(/"builtin" exactly/);
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
+import { isUserMessage, newestUserIndex } from "../view/turn-start.js";
 import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
@@ -81,13 +82,14 @@ export function assembleView(
 }
 
 /**
- * Index in `entries` of the running turn's prompt: the newest user message among the last `live`
- * entries (the host's messages not stored yet), or undefined when none is one.
+ * Index in `entries` of the running turn's prompt: the first user message among the last `live`
+ * entries (the host's messages not stored yet), when a group of its own starts after it (so
+ * keeping it apart never separates a result from its call); else undefined.
  */
 function turnPrompt(entries: readonly AssemblyEntry[], live: number): number | undefined {
-  for (let index = entries.length - 1; index >= entries.length - live; index--) {
-    if (((entries[index] as AssemblyEntry).message as unknown as Record<string, unknown>).role === "user")
-      return index;
+  for (let index = Math.max(0, entries.length - live); index < entries.length; index++) {
+    if (!isUserMessage(entries[index]?.message)) continue;
+    return entries[index + 1]?.startsGroup === false ? undefined : index;
   }
   return undefined;
 }
@@ -131,10 +133,7 @@ function unstoredTail(
   }
   // Nothing recent matched (a host history rewritten past recognition, or a loop longer than the
   // scan): the current turn, from its newest user message, still goes in raw rather than being lost.
-  for (let index = hostMessages.length - 1; index >= stop; index--) {
-    if ((hostMessages[index] as unknown as Record<string, unknown>).role === "user") {
-      return { messages: hostMessages.slice(index), found: hostMessages.length === 0 };
-    }
-  }
-  return { messages: [], found: hostMessages.length === 0 };
+  const newestUser = newestUserIndex(hostMessages, stop);
+  const found = hostMessages.length === 0;
+  return { messages: newestUser < 0 ? [] : hostMessages.slice(newestUser), found };
 }

@@ -8,7 +8,8 @@
  *    silently). The newest entries are kept. When there is room, the engine then puts a digest of
  *    what was left out in the note's place (`history-digest.ts`). A pinned entry (the prompt of a
  *    turn still running) is kept when the cut passes it, right after the note: a tool loop that
- *    outgrew the budget loses its oldest steps, never the instruction it is carrying out.
+ *    outgrew the budget loses its oldest steps, not the instruction it is carrying out (unless
+ *    the pin and the newest group cannot fit together, shortened or not).
  * 3. When even the newest group does not fit, its largest messages are shortened for display
  *    (`clipMessage`); if that cannot make it fit, the result is the note alone, or nothing.
  */
@@ -60,7 +61,8 @@ export interface FitResult {
 /**
  * Fits `entries` into `budget`. `before` counts entries already left out ahead of them (the caller
  * may pass only the newest entries that could fit, so long views cost nothing extra here).
- * `pinned` is the index of an entry kept whenever it fits, wherever the cut falls.
+ * `pinned` is the index of an entry kept wherever the cut falls, as long as it fits beside the
+ * newest group (shortened if need be).
  */
 export function fitToBudget(
   entries: readonly AssemblyEntry[],

@@ -93,7 +93,7 @@ export async function assembleWithDigest(request: DigestAssembly): Promise<Assem
 interface DigestShape {
   /** Items of `view.assembledItems` left out, from the start. */
   omittedItems: number;
-  /** The host's not-yet-stored messages left out too (only when everything was). */
+  /** The host's not-yet-stored messages left out too (the oldest steps of a long running turn). */
   omittedUnstored: number;
   maxTokens: number;
   counter: TokenCounter;

