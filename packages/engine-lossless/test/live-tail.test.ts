@@ -10,6 +10,18 @@ afterAll(() => engines.cleanup());
 const T = 1_700_000_000_000;
 const stored: AgentMessage[] = [userText("hello", T), assistantText("hi", T + 1)];
 
+/** An engine that stored `stored` as a finished turn of session "s". */
+async function engineWithHistory() {
+  const engine = await engines.engine();
+  await engine.afterTurn({
+    sessionId: "s",
+    sessionFile: "memory:s",
+    messages: stored,
+    prePromptMessageCount: 0,
+  });
+  return engine;
+}
+
 /** A turn still running: its prompt and `steps` tool calls with their results, none stored yet. */
 function longToolLoop(steps: number): AgentMessage[] {
   const turn: AgentMessage[] = [userText("grep every package for the flag", T + 10)];
@@ -25,13 +37,7 @@ function longToolLoop(steps: number): AgentMessage[] {
 
 describe("the host's messages the engine has not stored yet", () => {
   it("keeps a tool loop of 150 steps whole and last, however long it grew", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engineWithHistory();
     const turn = longToolLoop(150);
     const result = await engine.assemble({
       sessionId: "s",
@@ -43,13 +49,7 @@ describe("the host's messages the engine has not stored yet", () => {
   });
 
   it("keeps the current turn, from its prompt, when nothing stored can be found in the host's history", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engineWithHistory();
     // A host whose history no longer shows the stored messages as they were (here: re-timed).
     const rewritten = stored.map(
       (message, index) => ({ ...message, timestamp: T - 100 + index }) as AgentMessage,
@@ -63,13 +63,7 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(result.messages.slice(-turn.length)).toEqual(turn);
   });
   it("keeps the prompt of a tool loop that outgrew the budget, after the note, with its newest steps", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engineWithHistory();
     const turn = longToolLoop(150);
     const tokenBudget = 1_500;
     const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
@@ -84,13 +78,7 @@ describe("the host's messages the engine has not stored yet", () => {
   });
 
   it("keeps the prompt beside a newest step too large for the budget, shortened to fit", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engineWithHistory();
     const turn = [
       ...longToolLoop(3),
       assistantToolCall("big", "exec", { command: "cat build.log" }, T + 100),
@@ -117,13 +105,7 @@ describe("the host's messages the engine has not stored yet", () => {
   });
 
   it("keeps the prompt, with the digest in the note's place, when the budget has room for one", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engineWithHistory();
     const turn = longToolLoop(300);
     const tokenBudget = 3_000;
     const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });

@@ -16,6 +16,22 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** The engine the linked plugin makes, with `pluginConfig` as its config entry. */
+async function pluginEngine(pluginConfig: Record<string, unknown>) {
+  const registry = createContextEngineRegistry();
+  const logger = new MemoryLogger();
+  const config = {
+    plugins: {
+      load: { paths: [join(import.meta.dirname, "..")] },
+      slots: { contextEngine: "lossless" },
+      entries: { lossless: { config: pluginConfig } },
+    },
+  };
+  await loadPlugins({ home, config, registry, logger });
+  const engine = (await registry.get("lossless")?.factory({ config, agentDir: home })) as LosslessEngine;
+  return { engine, config, logger };
+}
+
 describe("the lossless plugin", () => {
   it("loads as a linked plugin, registering the engine under its id, which the slot then resolves", async () => {
     const registry = createContextEngineRegistry();
@@ -41,17 +57,7 @@ describe("the lossless plugin", () => {
     onTestFinished(() => {
       process.env.HOME = userHome;
     });
-    const registry = createContextEngineRegistry();
-    const logger = new MemoryLogger();
-    const config = {
-      plugins: {
-        load: { paths: [join(import.meta.dirname, "..")] },
-        slots: { contextEngine: "lossless" },
-        entries: { lossless: { config: { wordVectors } } },
-      },
-    };
-    await loadPlugins({ home, config, registry, logger });
-    const engine = (await registry.get("lossless")?.factory({ config, agentDir: home })) as LosslessEngine;
+    const { engine, config, logger } = await pluginEngine({ wordVectors });
     await engine.afterTurn({
       sessionId: "s",
       sessionFile: "memory:s",
@@ -78,17 +84,7 @@ describe("the lossless plugin", () => {
     expect(JSON.stringify(entry)).toContain("wordVectors");
   });
   it('takes wordVectors: "builtin" as the shipped table, not as a file named builtin', async () => {
-    const registry = createContextEngineRegistry();
-    const logger = new MemoryLogger();
-    const config = {
-      plugins: {
-        load: { paths: [join(import.meta.dirname, "..")] },
-        slots: { contextEngine: "lossless" },
-        entries: { lossless: { config: { wordVectors: "builtin" } } },
-      },
-    };
-    await loadPlugins({ home, config, registry, logger });
-    const engine = (await registry.get("lossless")?.factory({ config, agentDir: home })) as LosslessEngine;
+    const { engine, logger } = await pluginEngine({ wordVectors: "builtin" });
     await engine.afterTurn({
       sessionId: "s",
       sessionFile: "memory:s",
