@@ -290,7 +290,7 @@ export {
   renderSummary,
   type SummaryItems,
 } from "./summarizer/summary-format.js";
-export { withSafetyFactor, withTokenCache } from "./tokens/cached-counter.js";
+export { withCountFallback, withSafetyFactor, withTokenCache } from "./tokens/cached-counter.js";
 export {
   type ContextWindowInputs,
   type ContextWindowSource,

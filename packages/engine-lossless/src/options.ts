@@ -12,6 +12,7 @@ import {
   type Summarizer,
   silentLogger,
   type TokenCounter,
+  withCountFallback,
 } from "@clew/core";
 import type { TextEmbedder } from "./embeddings/text-embedder.js";
 import { BUILTIN_WORD_VECTORS, type WordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
@@ -239,7 +240,9 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     );
   return {
     ...tuning,
-    tokenCounter: options.tokenCounter ?? charEstimateTokenCounter,
+    // An injected counter may break the seam's "never throws"; one odd message must not fail a write.
+    tokenCounter:
+      options.tokenCounter === undefined ? charEstimateTokenCounter : withCountFallback(options.tokenCounter),
     summarizer: options.summarizer ?? createExtractiveSummarizer(),
     logger: options.logger ?? silentLogger,
     now: options.now ?? Date.now,

@@ -1,4 +1,4 @@
-import { JsonlTranscriptStore } from "@clew/core";
+import { type AgentMessage, JsonlTranscriptStore } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageDigest } from "../src/ingest/message-identity.js";
 import { codingConversation, userText } from "./support/conversations.js";
@@ -59,6 +59,51 @@ describe("idempotent ingest", () => {
       prePromptMessageCount: history.length,
     });
     expect(await storedDigests(engine, "s")).toEqual(next.map(messageDigest));
+  });
+
+  it("stores a turn holding a message of the wrong shape, and the turns after it", async () => {
+    const engine = await engines.engine();
+    const history = codingConversation(2);
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: history,
+      prePromptMessageCount: 0,
+    });
+    // An assistant message whose content is a string: the default counter used to throw on it,
+    // which failed the whole write and had every later turn retry the whole snapshot.
+    const odd = { role: "assistant", content: "plain text", timestamp: 5_000 } as unknown as AgentMessage;
+    const turn = [userText("next", 4_000), odd];
+    const later = [userText("and then", 6_000)];
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: [...history, ...turn],
+      prePromptMessageCount: history.length,
+    });
+    const all = [...history, ...turn, ...later];
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: all,
+      prePromptMessageCount: all.length - 1,
+    });
+    expect(await storedDigests(engine, "s")).toEqual(all.map(messageDigest));
+  });
+
+  it("stores a message an injected counter throws on, counted by chars/4", async () => {
+    const tokenCounter = {
+      id: "brittle",
+      countText: (text: string) => Math.ceil(text.length / 4),
+      countMessage: (message: AgentMessage) => {
+        if (JSON.stringify(message).includes("tokenizer rejects")) throw new Error("tokenizer failure");
+        return 10;
+      },
+    };
+    const engine = await engines.engine({ tokenCounter });
+    const turn = [userText("fine", 1_000), userText("text the tokenizer rejects", 2_000)];
+    expect((await engine.ingestBatch({ sessionId: "s", messages: turn })).ingestedCount).toBe(2);
+    expect(await storedDigests(engine, "s")).toEqual(turn.map(messageDigest));
   });
 
   it("keeps byte-identical messages of one list apart", async () => {

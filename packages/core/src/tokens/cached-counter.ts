@@ -3,6 +3,7 @@
  * counter contract (deterministic, never throws on odd messages).
  */
 import type { AgentMessage } from "../messages.js";
+import { charEstimateTokenCounter } from "./estimate.js";
 import type { TokenCounter } from "./token-counter.js";
 
 /**
@@ -23,6 +24,32 @@ export function withTokenCache(counter: TokenCounter): TokenCounter {
     return count;
   };
   return { id: counter.id, countText: (text) => counter.countText(text), countMessage };
+}
+
+/**
+ * Holds any counter to the seam's "never throws": a count that throws is taken as chars/4 (of the
+ * message's visible parts, else its JSON), so one odd message, or a third party's counter that
+ * breaks on it, cannot fail a write or an assembly. Same `id`: a fallback count is an estimate of
+ * the same figure.
+ */
+export function withCountFallback(counter: TokenCounter): TokenCounter {
+  return {
+    id: counter.id,
+    countText: (text) => {
+      try {
+        return counter.countText(text);
+      } catch {
+        return charEstimateTokenCounter.countText(typeof text === "string" ? text : String(text));
+      }
+    },
+    countMessage: (message) => {
+      try {
+        return counter.countMessage(message);
+      } catch {
+        return charEstimateTokenCounter.countMessage(message);
+      }
+    },
+  };
 }
 
 /**

@@ -15,8 +15,20 @@ export function estimateStringChars(text: string): number {
   return length + 3 * cjk;
 }
 
-/** The characters of a message the model reads, the way pi and OpenClaw estimate them. */
+/**
+ * The characters of a message the model reads, the way pi and OpenClaw estimate them. Never
+ * throws: a message of the wrong shape (an assistant's content as a string, a text block without
+ * its text) counts by its JSON, as `modelVisibleParts` reads it.
+ */
 export function messageChars(message: AgentMessage): number {
+  try {
+    return visibleChars(message);
+  } catch {
+    return jsonChars(message);
+  }
+}
+
+function visibleChars(message: AgentMessage): number {
   if (typeof message !== "object" || message === null || !("role" in message)) return jsonChars(message);
   switch (message.role) {
     case "user":

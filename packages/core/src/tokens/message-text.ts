@@ -85,7 +85,12 @@ export function safeJson(value: unknown): string {
 
 const IMAGE_PART: VisiblePart = { kind: "image" };
 
-function textPart(text: string): VisiblePart {
+/**
+ * A text part. Text that is missing or not a string throws, so `modelVisibleParts` counts the
+ * whole message by its JSON, as `messageChars` does.
+ */
+function textPart(text: unknown): VisiblePart {
+  if (typeof text !== "string") throw new TypeError("a text part without a string");
   return { kind: "text", text };
 }
 

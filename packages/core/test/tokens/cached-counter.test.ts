@@ -3,6 +3,7 @@ import {
   type AgentMessage,
   charEstimateTokenCounter,
   type TokenCounter,
+  withCountFallback,
   withSafetyFactor,
   withTokenCache,
 } from "../../src/index.js";
@@ -91,5 +92,33 @@ describe("withSafetyFactor", () => {
     expect(counter.countMessage(message)).toBe(15);
     expect(counter.countMessage(message)).toBe(15);
     expect(inner.messageCalls).toBe(1);
+  });
+});
+
+describe("withCountFallback", () => {
+  // A third party's counter that breaks on text it does not expect.
+  const brittle: TokenCounter = {
+    id: "brittle",
+    countText: (text) => {
+      if (text.includes("boom")) throw new Error("tokenizer failure");
+      return 1;
+    },
+    countMessage: (message) => {
+      if (JSON.stringify(message).includes("boom")) throw new Error("tokenizer failure");
+      return 1;
+    },
+  };
+
+  it("answers what the counter answers, and chars/4 where it throws, under the same id", () => {
+    const safe = withCountFallback(brittle);
+    expect(safe.id).toBe("brittle");
+    expect(safe.countText("fine")).toBe(1);
+    expect(safe.countMessage(userMessage("fine"))).toBe(1);
+    const odd = userMessage("boom boom boom boom");
+    expect(safe.countText("boom boom boom boom")).toBe(
+      charEstimateTokenCounter.countText("boom boom boom boom"),
+    );
+    expect(safe.countMessage(odd)).toBe(charEstimateTokenCounter.countMessage(odd));
+    expect(() => brittle.countMessage(odd)).toThrow("tokenizer failure");
   });
 });

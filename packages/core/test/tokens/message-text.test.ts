@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   type AgentMessage,
+  charEstimateTokenCounter,
   estimateStringChars,
+  loadO200kTokenCounter,
   messageChars,
   modelVisibleParts,
   readableTextParts,
@@ -24,6 +26,21 @@ function partChars(message: AgentMessage): number {
 describe("modelVisibleParts", () => {
   it.each(PI_SESSION_NAMES)("measures exactly what messageChars measures on %s", (name) => {
     for (const message of loadPiSessionMessages(name)) expect(partChars(message)).toBe(messageChars(message));
+  });
+
+  it.each([
+    ["an assistant whose content is a string", { role: "assistant", content: "hi", timestamp: 1 }],
+    ["a toolResult whose content is a string", { role: "toolResult", toolCallId: "c", content: "out" }],
+    ["a text block without its text", { role: "assistant", content: [{ type: "text" }], timestamp: 1 }],
+    ["a user text block whose text is a number", { role: "user", content: [{ type: "text", text: 7 }] }],
+    ["content that is null", { role: "user", content: null }],
+  ])("never throws on %s, and both counters measure the same parts", async (_, odd) => {
+    const message = odd as unknown as AgentMessage;
+    expect(messageChars(message)).toBeGreaterThan(0);
+    expect(partChars(message)).toBe(messageChars(message));
+    const o200k = await loadO200kTokenCounter();
+    expect(Number.isInteger(o200k.countMessage(message))).toBe(true);
+    expect(Number.isInteger(charEstimateTokenCounter.countMessage(message))).toBe(true);
   });
 
   it("falls back to JSON for a message whose content has the wrong shape", () => {
