@@ -175,10 +175,15 @@ export function isUnfinished(message: AssistantMessage): boolean {
   return message.stopReason === "error" || message.stopReason === "aborted";
 }
 
-/** The tool calls of an assistant message that can be paired (string, non-empty id). */
+/**
+ * The tool calls of an assistant message that can be paired (string, non-empty id); none when its
+ * content is not a list (a stored message of another shape).
+ */
 export function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  if (!Array.isArray(message.content)) return [];
   return message.content.filter(
-    (block): block is ToolCall => block.type === "toolCall" && isPairableCall(block),
+    (block): block is ToolCall =>
+      typeof block === "object" && block !== null && block.type === "toolCall" && isPairableCall(block),
   );
 }
 

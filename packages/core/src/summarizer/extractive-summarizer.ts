@@ -23,6 +23,7 @@
 import { abortReason } from "../context-engine/abort.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../messages.js";
 import { isAssistantMessage, isToolResultMessage, isUserMessage } from "../messages.js";
+import { readableTextParts } from "../tokens/message-text.js";
 import { extractIdentifiers, extractIdentifiersFromMessages } from "./identifiers.js";
 import { SUMMARY_SECTIONS, type Summarizer, type SummarySection } from "./summarizer.js";
 import { identifierBullets, MAX_SUMMARY_IDENTIFIERS, parseSummary, renderSection } from "./summary-format.js";
@@ -129,7 +130,7 @@ function failureLines(messages: readonly AgentMessage[]): string[] {
   const lines: string[] = [];
   for (const message of messages) {
     if (isToolResultMessage(message) && message.isError) {
-      const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+      const text = readableTextParts(message).join("\n");
       lines.push(clip(`${message.toolName} failed: ${firstLine(text)}`, ERROR_LINE_CHARS));
       continue;
     }
@@ -256,7 +257,10 @@ function isMeaningfulUserText(text: string): boolean {
 }
 
 function toolCallsOf(message: AssistantMessage): ToolCall[] {
-  return message.content.filter((block): block is ToolCall => block.type === "toolCall");
+  if (!Array.isArray(message.content)) return [];
+  return message.content.filter(
+    (block): block is ToolCall => typeof block === "object" && block !== null && block.type === "toolCall",
+  );
 }
 
 function pathArgument(call: ToolCall): string | undefined {

@@ -28,10 +28,13 @@ export function modelVisibleParts(message: AgentMessage): VisiblePart[] {
 /** The strings of `message` a reader would see, without JSON escaping; images are skipped. */
 export function readableTextParts(message: AgentMessage): string[] {
   try {
-    return readablePartsOf(message);
+    const parts = readablePartsOf(message);
+    // A block of the wrong shape (a text that is a number, a missing text) reads as its strings.
+    if (parts.every((part) => typeof part === "string")) return parts;
   } catch {
-    return stringLeaves(message, MESSAGE_BOOKKEEPING_KEYS);
+    // Content of the wrong shape altogether: the same.
   }
+  return stringLeaves(message, MESSAGE_BOOKKEEPING_KEYS);
 }
 
 function visiblePartsOf(message: AgentMessage): VisiblePart[] {

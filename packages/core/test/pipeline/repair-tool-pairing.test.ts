@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../src/messages.js";
 import {
   repairToolResultPairing,
   repairToolResultPairingWithReport,
   SYNTHETIC_TOOL_RESULT_TEXT,
+  toolCallsOf,
 } from "../../src/pipeline/repair-tool-pairing.js";
 import { assistant, call, deepFreeze, result, shape, text, user } from "./builders.js";
 
@@ -137,5 +139,17 @@ describe("repairToolResultPairing", () => {
     const messages = [assistant([call("a"), call("b")]), user("s"), result("b"), result("x"), result("b")];
     const once = repairToolResultPairing(messages);
     expect(repairToolResultPairing(once)).toEqual(once);
+  });
+});
+
+describe("toolCallsOf", () => {
+  it("finds no calls in an assistant message whose content is not a list, or in blocks that are not objects", () => {
+    const odd = (content: unknown) =>
+      ({ role: "assistant", content, timestamp: 1 }) as unknown as AssistantMessage;
+    expect(toolCallsOf(odd("plain text"))).toEqual([]);
+    expect(toolCallsOf(odd(null))).toEqual([]);
+    expect(
+      toolCallsOf(odd(["a string", null, { type: "toolCall", id: "c1", name: "read", arguments: {} }])),
+    ).toEqual([{ type: "toolCall", id: "c1", name: "read", arguments: {} }]);
   });
 });

@@ -50,6 +50,19 @@ describe("modelVisibleParts", () => {
 });
 
 describe("readableTextParts", () => {
+  it("reads a message whose text blocks are not strings by its string leaves, never a number", () => {
+    const odd = {
+      role: "user",
+      content: [
+        { type: "text", text: 0 },
+        { type: "text", text: "kept" },
+      ],
+    };
+    const parts = readableTextParts(odd as unknown as AgentMessage);
+    expect(parts.every((part) => typeof part === "string")).toBe(true);
+    expect(parts).toContain("kept");
+  });
+
   it("reads tool-call arguments as their string values, not as escaped JSON", () => {
     const call = toolCallMessage("write", {
       path: "C:\\work\\a.ts",

@@ -17,8 +17,12 @@ import { SEARCH_INDEX_MIGRATION } from "./search-index.js";
 
 const TOKENIZER = "porter unicode61 remove_diacritics 2";
 
-/** Readable text of a message JSON: text, thinking, tool calls, tool names, bash and summaries. */
-const MESSAGE_TEXT_SQL = `
+/**
+ * Readable text of a message JSON as the first schema read it (a migration, kept as written). It
+ * fails ("malformed JSON") on a content list holding something other than objects, and one such
+ * message then stopped all message indexing: `MESSAGE_TEXT_SQL` replaces it.
+ */
+const FIRST_MESSAGE_TEXT_SQL = `
   coalesce(
     CASE json_type(m.json, '$.content')
       WHEN 'text' THEN json_extract(m.json, '$.content')
@@ -29,6 +33,30 @@ const MESSAGE_TEXT_SQL = `
             WHEN 'thinking' THEN json_extract(value, '$.thinking')
             WHEN 'toolCall' THEN json_extract(value, '$.name') || ' ' || json_extract(value, '$.arguments')
           END AS part
+          FROM json_each(m.json, '$.content')
+        )
+      )
+    END, '')
+  || coalesce(char(10) || json_extract(m.json, '$.toolName'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.command'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.output'), '')
+  || coalesce(char(10) || json_extract(m.json, '$.summary'), '')`;
+
+/**
+ * Readable text of a message JSON: text, thinking, tool calls, tool names, bash and summaries.
+ * Content blocks that are not objects (a stray string in a hand-edited transcript) add nothing.
+ */
+const MESSAGE_TEXT_SQL = `
+  coalesce(
+    CASE json_type(m.json, '$.content')
+      WHEN 'text' THEN json_extract(m.json, '$.content')
+      WHEN 'array' THEN (
+        SELECT group_concat(part, char(10)) FROM (
+          SELECT CASE WHEN type = 'object' THEN CASE json_extract(value, '$.type')
+            WHEN 'text' THEN json_extract(value, '$.text')
+            WHEN 'thinking' THEN json_extract(value, '$.thinking')
+            WHEN 'toolCall' THEN json_extract(value, '$.name') || ' ' || json_extract(value, '$.arguments')
+          END END AS part
           FROM json_each(m.json, '$.content')
         )
       )
@@ -70,7 +98,7 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   );
   CREATE INDEX messages_by_time ON messages (session_ref, created_at);
 
-  CREATE VIEW message_text (id, text) AS SELECT m.id, ${MESSAGE_TEXT_SQL} FROM messages m;
+  CREATE VIEW message_text (id, text) AS SELECT m.id, ${FIRST_MESSAGE_TEXT_SQL} FROM messages m;
   CREATE VIRTUAL TABLE messages_fts USING fts5 (
     text, content = 'message_text', content_rowid = 'id', tokenize = '${TOKENIZER}'
   );
@@ -134,6 +162,12 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   `,
   // What a summary cost, when its summarizer reported it (dollars).
   "ALTER TABLE summaries ADD COLUMN cost_usd REAL;",
+  // Message text that skips content blocks which are not objects. Indexed rows read the same, so
+  // the full-text index stays valid; a row the old view failed on was never indexed.
+  `
+  DROP VIEW message_text;
+  CREATE VIEW message_text (id, text) AS SELECT m.id, ${MESSAGE_TEXT_SQL} FROM messages m;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
