@@ -52,6 +52,9 @@ describe("recall_search", () => {
     const none = await search.execute("1", { query: "zebra-quokka" });
     expect(none.details.hits).toEqual([]);
     expect((none.content[0] as { text: string }).text).toContain("No stored message");
+    // A pasted log that matches nothing is not sent back whole.
+    const pasted = await search.execute("1", { query: "zebra ".repeat(40_000) });
+    expect((pasted.content[0] as { text: string }).text.length).toBeLessThan(300);
   });
 });
 

@@ -92,7 +92,7 @@ function formatHits(
   hits: readonly SessionRecallHit[],
   parent: ParentHistory | undefined,
 ): string {
-  if (hits.length === 0) return `No stored message or summary matches "${query}".`;
+  if (hits.length === 0) return `No stored message or summary matches "${echoOf(query)}".`;
   const lines = hits.map((hit, index) => {
     const kind = hit.kind === "message" ? `message, ${hit.role ?? "?"}` : "summary";
     const what = hit.session === "parent" ? `parent conversation ${parent?.sessionKey ?? ""}, ${kind}` : kind;
@@ -103,4 +103,12 @@ function formatHits(
     return `${index + 1}. ${hit.id} (${what}, ${isoTime(hit.createdAt)}; matched by ${hit.matchedBy.join(", ")})\n   ${hit.snippet}${anchors}`;
   });
   return `${hits.length} results for "${query}":\n${lines.join("\n")}`;
+}
+
+/** Characters of the query a "no match" answer repeats: a pasted log must not come back whole. */
+const ECHO_CHARS = 200;
+
+function echoOf(query: string): string {
+  const chars = [...query];
+  return chars.length <= ECHO_CHARS ? query : `${chars.slice(0, ECHO_CHARS).join("")}…`;
 }
