@@ -78,16 +78,11 @@ function messageOf(entry: TranscriptEntry): AgentMessage[] {
   return typeof value === "object" && value !== null ? [value as AgentMessage] : [];
 }
 
+const header = { type: "session", version: 3, id: "s-1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" };
+
 describe("bootstrap's transcript reading", () => {
   it("reads the same messages as the full import's active branch, whatever the lines", async () => {
     directory = await mkdtemp(join(tmpdir(), "clew-lossless-read-property-"));
-    const header = {
-      type: "session",
-      version: 3,
-      id: "s-1",
-      timestamp: "2025-01-01T00:00:00.000Z",
-      cwd: "/w",
-    };
     let file = 0;
     let fastPath = 0;
     await fc.assert(
@@ -137,13 +132,6 @@ describe("bootstrap's transcript reading", () => {
         const base = { type: item.kind, id, parentId, timestamp: "2025-01-01T00:00:01.000Z" };
         return item.kind === "message" ? { ...base, message: item.message } : base;
       });
-    };
-    const header = {
-      type: "session",
-      version: 3,
-      id: "s-2",
-      timestamp: "2025-01-01T00:00:00.000Z",
-      cwd: "/w",
     };
     let file = 0;
     let tails = 0;
