@@ -97,7 +97,10 @@ export class SqliteSearch {
     const scores = new Map<number, number>();
     const words = counted.filter((entry) => entry.newestIds === undefined);
     const phrases = counted.filter((entry) => entry.newestIds !== undefined);
-    for (const phrase of phrases) this.scorePhrase(session.id, runs, phrase, bounds, scores);
+    // The store's size for the phrases' IDF, read once per search rather than once per phrase.
+    const documents = phrases.length === 0 ? 0 : this.termSelection.storeSize();
+    for (const phrase of phrases)
+      this.scorePhrase(session.id, runs, phrase, { ...bounds, documents }, scores);
     const matches = words.reduce((sum, entry) => sum + entry.matches, 0);
     if (runs.scattered || matches > maxRanked || words.some((entry) => entry.capped)) {
       this.rankNewest(session.id, runs, words, bounds, scores);
@@ -201,11 +204,11 @@ export class SqliteSearch {
     sessionRef: number,
     runs: Runs,
     phrase: CountedTerm,
-    bounds: Bounds,
+    bounds: Bounds & { documents: number },
     scores: Map<number, number>,
   ): void {
     const ids = phrase.newestIds ?? [];
-    const documents = this.termSelection.storeSize();
+    const documents = bounds.documents;
     const idf = Math.max(1e-6, Math.log((documents - phrase.matches + 0.5) / (phrase.matches + 0.5)));
     let seqs: number[];
     if (runs.scattered) {
