@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { CellResult } from "./cell.js";
 import { type LatencySlope, latencySeries } from "./charts/bench-charts.js";
 import type { BenchOptions } from "./cli-options.js";
+import { renderGrid } from "./render-grid.js";
 import { computeSlopes, groupKey, type Slope, type SlopeGroup, slopeGroups, slopeOf } from "./slopes.js";
 import type { MetricFormat } from "./suites/suite.js";
 import { tableRows } from "./table-rows.js";
@@ -116,25 +117,6 @@ function slopeTitle(group: SlopeGroup, qualify: boolean): string {
     result.cell.workload.kind === "synthetic" ? formatCount(result.cell.workload.messages) : "?";
   const title = `× ${sizes(group.to)}/${sizes(group.from)}`;
   return qualify ? `${title} [${group.engine}/${group.counter}]` : title;
-}
-
-/** Left-aligns the first `leftColumns` columns, right-aligns the rest, with a rule under the header. */
-export function renderGrid(lines: readonly string[][], leftColumns = 1): string {
-  const widths: number[] = [];
-  for (const line of lines)
-    line.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, cell.length);
-    });
-  const render = (line: readonly string[]) =>
-    line
-      .map((cell, index) =>
-        index < leftColumns ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0),
-      )
-      .join("  ")
-      .trimEnd();
-  const [header, ...body] = lines;
-  const rule = widths.map((width) => "-".repeat(width)).join("  ");
-  return [render(header ?? []), rule, ...body.map(render)].join("\n");
 }
 
 /** A figure, or "n/a (reason)" when the suite says why there is none. */

@@ -11,6 +11,7 @@ import {
   type AgentMessage,
   type AssembleParams,
   type AssembleResult,
+  activeBranch,
   type BootstrapParams,
   type BootstrapResult,
   type CompactResult,
@@ -164,15 +165,4 @@ function isTurnInProgress(unit: readonly AgentMessage[], prompt: string | undefi
   const first = unit[0];
   if (prompt === undefined || first === undefined || !startsWithUser(unit)) return false;
   return readableTextParts(first).join("\n") === prompt;
-}
-
-/** The path from the newest entry back to the root, root first. */
-function activeBranch(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
-  const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  const branch: TranscriptEntry[] = [];
-  for (let entry = entries.at(-1); entry !== undefined; entry = byId.get(entry.parentId ?? "")) {
-    branch.push(entry);
-    if (branch.length > entries.length) break;
-  }
-  return branch.reverse();
 }

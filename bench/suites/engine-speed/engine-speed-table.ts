@@ -3,7 +3,7 @@
  * issue #8's target in its own column and ✓/✗ on every figure it applies to, then notes.
  */
 import type { CellResult } from "../../cell.js";
-import { renderGrid } from "../../report.js";
+import { renderGrid } from "../../render-grid.js";
 import { formatCount } from "../../workloads/workload.js";
 import { ENGINE_SPEED_TOKEN_BUDGET, type EngineSpeedMetrics } from "./engine-speed-cell.js";
 import { type AssembleSlope, assembleSeries } from "./engine-speed-chart.js";

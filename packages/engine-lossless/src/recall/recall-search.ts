@@ -172,7 +172,6 @@ function meaningAfter(
   ]);
 }
 
-/** The summary's anchors that contain one of the terms (case-insensitive). */
 /**
  * The anchors a query names: an identifier-like term (a path, a code, a word in capitals, anything
  * but a plain word) anywhere in the anchor, a plain word only as the whole anchor. A plain word
