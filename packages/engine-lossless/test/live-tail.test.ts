@@ -115,4 +115,21 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(result.messages[1]).toEqual(turn[0]);
     expect(result.messages.at(-1)).toEqual(turn.at(-1));
   });
+  it("keeps the turn's own prompt, not a steering message typed during the loop", async () => {
+    const loop = longToolLoop(160);
+    const steering = userText("also skip the vendored packages", T + 200);
+    // The steering message arrives after a tool result, halfway through the loop.
+    const turn = [...loop.slice(0, 161), steering, ...loop.slice(161)];
+    for (const engine of [await engineWithHistory(), await engines.engine()]) {
+      const result = await engine.assemble({
+        sessionId: "s",
+        messages: [...stored, ...turn],
+        tokenBudget: 1_500,
+      });
+      expect(result.estimatedTokens).toBeLessThanOrEqual(1_500);
+      expect(result.messages[1]).toEqual(turn[0]);
+      expect(result.messages.at(-1)).toEqual(turn.at(-1));
+      expect(orphanToolResults(result.messages)).toEqual([]);
+    }
+  });
 });

@@ -4,9 +4,9 @@
  * current turn's steps, stored only after the turn) are the only ones counted, and the budget fit
  * walks back from the newest item only when the whole view does not fit.
  */
-import type { AgentMessage, TokenCounter } from "@clew/core";
+import { type AgentMessage, isUserMessage, type TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
-import { isUserMessage, newestUserIndex } from "../view/turn-start.js";
+import { newestUserIndex } from "../view/turn-start.js";
 import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
@@ -88,7 +88,7 @@ export function assembleView(
  */
 function turnPrompt(entries: readonly AssemblyEntry[], live: number): number | undefined {
   for (let index = Math.max(0, entries.length - live); index < entries.length; index++) {
-    if (!isUserMessage(entries[index]?.message)) continue;
+    if (!isUserMessage((entries[index] as AssemblyEntry).message)) continue;
     return entries[index + 1]?.startsGroup === false ? undefined : index;
   }
   return undefined;

@@ -7,7 +7,7 @@
  */
 import { type AgentMessage, describeError, type Logger, type TokenCounter } from "@clew/core";
 import { BULK_WRITE_MESSAGES, type LosslessStore } from "../store/store.js";
-import { newestUserIndex } from "../view/turn-start.js";
+import { runningTurnStart } from "../view/turn-start.js";
 import type { ViewCache } from "../view/view-cache.js";
 import { prepareMessages } from "./prepare-messages.js";
 
@@ -27,16 +27,11 @@ export interface StoredTurn {
   prePromptMessageCount: number;
 }
 
-/**
- * Messages per write of a long list (a bootstrap import): each part is prepared, stored and
- * dropped before the next, so an import of 50,000 messages holds one part's records at a time
- * and no transaction outgrows SQLite's page cache. A crash between parts leaves the first parts
- * stored; the next import stores the rest (by identity, nothing twice). The store's bulk size, so
- * each part still counts as bulk work for the store (which then trims a write-ahead log it grew).
- */
-
 export class MessageWriter {
-  /** Sessions whose last write failed: the next turn stores the whole snapshot again. */
+  /**
+   * Sessions whose next turn stores the whole snapshot again: their last write failed, or their
+   * first sight stored only the history before the running turn.
+   */
   private readonly resync = new Set<string>();
 
   constructor(private readonly options: MessageWriterOptions) {}
@@ -53,6 +48,9 @@ export class MessageWriter {
       const ingestedAt = this.options.now();
       const seen = new Map<string, number>();
       let stored = 0;
+      // A long list (a bootstrap import) is written in parts of the store's bulk size: each is
+      // prepared, stored and dropped before the next, so no transaction outgrows SQLite's page
+      // cache, and a crash between parts leaves the first stored (the next import stores the rest).
       for (let start = 0; start < messages.length; start += BULK_WRITE_MESSAGES) {
         const part = messages.slice(start, start + BULK_WRITE_MESSAGES);
         stored += await this.storePart(sessionId, part, ingestedAt, seen);
@@ -99,12 +97,12 @@ export class MessageWriter {
 
   /**
    * A session's first sight in `assemble`: stores the history before the running turn (from its
-   * newest user message on, the host's messages stay the turn in progress, whose prompt assembly
-   * keeps) and has the next `afterTurn` store the whole snapshot, so no message between that cut
+   * prompt on, the host's messages stay the turn in progress, whose prompt assembly keeps; a
+   * steering message typed during the loop does not start a turn) and has the next `afterTurn` store the whole snapshot, so no message between that cut
    * and the next turn's prompt is missed. With no user message, stores everything.
    */
   async storeBeforeRunningTurn(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
-    const turnStart = newestUserIndex(messages);
+    const turnStart = runningTurnStart(messages);
     if (turnStart < 0) return this.store(sessionId, messages);
     const stored = await this.store(sessionId, messages.slice(0, turnStart));
     this.resync.add(sessionId);
