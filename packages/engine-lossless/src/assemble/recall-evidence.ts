@@ -155,9 +155,14 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   const readable = chosen
     .map((unit) => unit.filter((head) => jsonBySeq.has(head.seq)))
     .filter((unit) => unit.length > 0);
+  // Each message is rendered once (parsed, excerpted, narrowed): dropping a unit that does not fit
+  // only joins the remaining sections again.
   const excerpts = { seqs: excerpted, words, maxTokens: excerptTokens };
+  const sections = new Map(
+    readable.flat().map((head) => [head.seq, renderSection(head, jsonBySeq, excerpts, request.counter)]),
+  );
   while (readable.length > 0) {
-    const evidence = renderBlock(readable.flat(), jsonBySeq, excerpts, request.counter);
+    const evidence = blockOf(readable.flat(), sections, request.counter);
     if (evidence.tokens <= request.roomTokens) return evidence;
     readable.pop();
   }
@@ -182,28 +187,34 @@ function fittedExcerpt(body: string, words: readonly string[], maxTokens: number
 }
 
 /**
- * The block of the chosen messages (each read back whole into `jsonBySeq`), oldest first; those in
- * `excerpts.seqs` as the excerpt around the query's words, saying where it sits.
+ * One message as the block shows it (read back whole from `jsonBySeq`): its header and text, or,
+ * for those in `excerpts.seqs`, the excerpt around the query's words, saying where it sits.
  */
-function renderBlock(
-  chosen: readonly StoredMessageHead[],
+function renderSection(
+  head: StoredMessageHead,
   jsonBySeq: ReadonlyMap<number, string>,
   excerpts: { seqs: ReadonlySet<number>; words: readonly string[]; maxTokens: number },
   counter: TokenCounter,
+): string {
+  const header = readingHeader(head.seq, head.role, head.createdAt);
+  const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
+  if (!excerpts.seqs.has(head.seq)) return `${header}\n${body}`;
+  const excerpt = fittedExcerpt(body, excerpts.words, excerpts.maxTokens, counter);
+  if (excerpt.from === 0 && excerpt.to === body.length) return `${header}\n${body}`;
+  const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(head.seq)} reads it all)`;
+  return `${header} ${where}\n${excerpt.text}`;
+}
+
+/** The block of the chosen messages' sections, oldest first. */
+function blockOf(
+  chosen: readonly StoredMessageHead[],
+  sections: ReadonlyMap<number, string>,
+  counter: TokenCounter,
 ): RecalledEvidence {
   const inOrder = [...chosen].sort((left, right) => left.seq - right.seq);
-  const sections = inOrder.map((head) => {
-    const header = readingHeader(head.seq, head.role, head.createdAt);
-    const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
-    if (!excerpts.seqs.has(head.seq)) return `${header}\n${body}`;
-    const excerpt = fittedExcerpt(body, excerpts.words, excerpts.maxTokens, counter);
-    if (excerpt.from === 0 && excerpt.to === body.length) return `${header}\n${body}`;
-    const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(head.seq)} reads it all)`;
-    return `${header} ${where}\n${excerpt.text}`;
-  });
   const message: AgentMessage = {
     role: "user",
-    content: [BLOCK_INTRO, ...sections].join("\n\n"),
+    content: [BLOCK_INTRO, ...inOrder.map((head) => sections.get(head.seq) as string)].join("\n\n"),
     timestamp: 0,
   };
   return {
