@@ -90,17 +90,16 @@ export class SqliteSearch {
     const skip = options.skip ?? (() => false);
     if (maxRanked === undefined)
       return this.rankAll(session.id, this.termSelection.select(terms), limit, options.skip);
-    const counted = this.termSelection.selectCounted(terms).filter((entry) => entry.matches > 0);
+    // Read once: term selection measures commonness by it, and the phrases' IDF counts with it.
+    const documents = this.termSelection.storeSize();
+    const counted = this.termSelection.selectCounted(terms, documents).filter((entry) => entry.matches > 0);
     const runs = this.runs.of(session.id, session.next_seq - 1);
     if (runs === undefined || counted.length === 0) return [];
     const bounds: Bounds = { maxRanked, skip };
     const scores = new Map<number, number>();
     const words = counted.filter((entry) => entry.newestIds === undefined);
     const phrases = counted.filter((entry) => entry.newestIds !== undefined);
-    // The store's size for the phrases' IDF, read once per search rather than once per phrase.
-    const documents = phrases.length === 0 ? 0 : this.termSelection.storeSize();
-    for (const phrase of phrases)
-      this.scorePhrase(session.id, runs, phrase, { ...bounds, documents }, scores);
+    for (const phrase of phrases) this.scorePhrase(session.id, runs, phrase, documents, bounds, scores);
     const matches = words.reduce((sum, entry) => sum + entry.matches, 0);
     if (runs.scattered || matches > maxRanked || words.some((entry) => entry.capped)) {
       this.rankNewest(session.id, runs, words, bounds, scores);
@@ -204,11 +203,11 @@ export class SqliteSearch {
     sessionRef: number,
     runs: Runs,
     phrase: CountedTerm,
-    bounds: Bounds & { documents: number },
+    documents: number,
+    bounds: Bounds,
     scores: Map<number, number>,
   ): void {
     const ids = phrase.newestIds ?? [];
-    const documents = bounds.documents;
     const idf = Math.max(1e-6, Math.log((documents - phrase.matches + 0.5) / (phrase.matches + 0.5)));
     let seqs: number[];
     if (runs.scattered) {

@@ -95,8 +95,7 @@ export class TermSelection {
    * work by how many matches each term has. Counts even a single term and in a small store, which
    * `select` skips (it keeps them all the same).
    */
-  selectCounted(terms: readonly string[]): CountedTerm[] {
-    const storeSize = this.storeSize();
+  selectCounted(terms: readonly string[], storeSize = this.storeSize()): CountedTerm[] {
     const cap = capFor(storeSize);
     const counted = terms.map((term, index): Counted => {
       if (!isPhrase(term)) {
