@@ -24,6 +24,18 @@ describe("clew's commands, loaded on demand", () => {
     expect(all.commands.map((command) => command.name()).sort()).toEqual(
       COMMAND_MODULES.flatMap((entry) => entry.names).sort(),
     );
+    // Pinned: a command dropped from the table would drop out of both lists above alike.
+    expect(all.commands.map((command) => command.name()).sort()).toEqual([
+      "chat",
+      "context",
+      "doctor",
+      "gateway",
+      "lossless",
+      "plugins",
+      "replay",
+      "sessions",
+      "status",
+    ]);
     const some = await createProgram(recordingIo(), { signals: never, commands: ["status"] });
     expect(some.commands.map((command) => command.name()).sort()).toEqual(["context", "status"]);
   });

@@ -121,6 +121,9 @@ describe('wordVectors: "builtin"', () => {
       return JSON.stringify(result.messages.find(isRecalledContext) ?? null);
     };
     expect(await assembleWith({ wordVectors: BUILTIN_WORD_VECTORS })).toContain(FACTS[0]);
-    expect(await assembleWith({})).not.toContain("violin");
+    // Words alone find nothing for this prompt: no evidence block at all.
+    const wordsAlone = await assembleWith({});
+    expect(wordsAlone).not.toContain("violin");
+    expect(wordsAlone).toBe("null");
   });
 });

@@ -1,6 +1,7 @@
-import { type AgentMessage, JsonlTranscriptStore } from "@clew/core";
+import { type AgentMessage, charEstimateTokenCounter, JsonlTranscriptStore } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageDigest } from "../src/ingest/message-identity.js";
+import type { LosslessStore } from "../src/store/store.js";
 import { codingConversation, userText } from "./support/conversations.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
@@ -104,6 +105,12 @@ describe("idempotent ingest", () => {
     const turn = [userText("fine", 1_000), userText("text the tokenizer rejects", 2_000)];
     expect((await engine.ingestBatch({ sessionId: "s", messages: turn })).ingestedCount).toBe(2);
     expect(await storedDigests(engine, "s")).toEqual(turn.map(messageDigest));
+    const store = (engine as unknown as { store: LosslessStore }).store;
+    const view = await store.readContextView("s");
+    expect(view.items.map((item) => item.tokens)).toEqual([
+      10,
+      charEstimateTokenCounter.countMessage(turn[1] as AgentMessage),
+    ]);
   });
 
   it("keeps byte-identical messages of one list apart", async () => {

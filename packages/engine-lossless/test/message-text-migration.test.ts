@@ -42,6 +42,16 @@ describe("message text of content that is not a list of blocks", () => {
       textRecord("s", 3, "a kestrel hovered"),
     ]);
     expect((await store.searchMessages("s", ["kestrel"], 10)).map((hit) => hit.key)).toEqual([3]);
+    // A list mixing a stray string with a real block keeps the block's text.
+    const mixed = {
+      content: ["stray", { type: "text", text: "an osprey dived" }],
+      role: "user",
+      timestamp: 4_000,
+    };
+    await store.appendMessages("s", [
+      { identity: "cd".repeat(32), role: "user", createdAt: 4_000, tokens: 8, json: JSON.stringify(mixed) },
+    ]);
+    expect((await store.searchMessages("s", ["osprey"], 10)).map((hit) => hit.key)).toEqual([4]);
     checkMessageIndex(temp.path());
   });
 });

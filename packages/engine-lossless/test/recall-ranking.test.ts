@@ -70,7 +70,12 @@ function billingSession(): AgentMessage[] {
     messages.push(
       userText(task, at),
       assistantToolCall(`call_${turn}`, "read", { path }, at + 1),
-      toolResult(`call_${turn}`, "read", `export const part${turn} = ${turn};`, at + 2),
+      toolResult(
+        `call_${turn}`,
+        "read",
+        turn === 5 ? "Error: connect ECONNREFUSED 127.0.0.1:5432" : `export const part${turn} = ${turn};`,
+        at + 2,
+      ),
       assistantText(`Tidied ${path}.`, at + 3),
     );
   }
@@ -93,6 +98,9 @@ describe("recall_search and anchors", () => {
     const path = (await search.execute("1", { query: "src/billing/part7.ts" })).details.hits as Hit[];
     const reader = path.find((hit) => hit.kind === "message" && hit.matchedBy.includes("anchor"));
     expect(reader).toBeDefined();
+    // A word in capitals is an identifier: an error code still earns its messages anchor credit.
+    const code = (await search.execute("1", { query: "ECONNREFUSED" })).details.hits as Hit[];
+    expect(code.find((hit) => hit.kind === "message")?.matchedBy).toContain("anchor");
   });
 });
 
