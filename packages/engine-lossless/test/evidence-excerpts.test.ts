@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@clew/core";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { excerptOf } from "../src/assemble/excerpt.js";
+import { excerptOf, wholeWordPlaces } from "../src/assemble/excerpt.js";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
 import {
   assistantText,
@@ -44,6 +45,63 @@ describe("excerpts of long messages", () => {
     const cut = excerptOf(emoji, ["zzqx"], 301);
     expect(cut.text.length % 2).toBe(0);
     expect([...cut.text].every((character) => character === "😀")).toBe(true);
+  });
+
+  it("finds a word's places as the pattern with lookarounds does, for any text", () => {
+    // The definition: the word, case-insensitively, with no letter or digit on either side.
+    const reference = (text: string, word: string) => {
+      const escaped = word.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "giu");
+      return [...text.matchAll(pattern)].map((match) => match.index).slice(0, 64);
+    };
+    const piece = fc.constantFrom(
+      "port",
+      "PORT",
+      "Port",
+      "p",
+      "or",
+      "t",
+      "7",
+      "٣",
+      " ",
+      "\n",
+      ".",
+      "-",
+      "_",
+      "/",
+      "é",
+      "İ",
+      "ß",
+      "𝐀",
+      "😀",
+      "𠀀",
+      "\ud835",
+      "\udc00",
+      "日本",
+      "ab",
+      "aba",
+      "a.b",
+      "x-x",
+    );
+    const text = fc
+      .array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 40 })
+      .map((parts) => parts.join(""));
+    const word = fc.oneof(
+      fc.constantFrom("port", "aba", "a.b", "x-x", "t", "7", "ß", "𝐀port", "é", "日本", ".", "-x"),
+      fc.string({ minLength: 1, maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(text, word, (sample, query) => {
+        expect(wholeWordPlaces(sample, query)).toEqual(reference(sample, query));
+      }),
+      { numRuns: 600 },
+    );
+    // A match skipped for its edges may hide a whole-word one starting inside it.
+    expect(wholeWordPlaces("ax.x.x", "x.x")).toEqual([3]);
+    expect(wholeWordPlaces("a𝐀x𝐀x 𝐀x", "𝐀x")).toEqual(reference("a𝐀x𝐀x 𝐀x", "𝐀x"));
+    // More places than the cap: the first 64, as the pattern gives them.
+    const many = "port ".repeat(100);
+    expect(wholeWordPlaces(many, "port")).toEqual(reference(many, "port"));
   });
 
   it("answers a short text whole, and a long one without a match by its opening", () => {
