@@ -27,7 +27,6 @@ import {
   isMessageEntry,
   readableTextParts,
   type TokenCounter,
-  type TranscriptEntry,
 } from "@clew/core";
 import type { RecallAdapter } from "../recall-adapter.js";
 import { type Bm25Document, bm25Scores } from "./bm25.js";

@@ -115,6 +115,37 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(result.messages[1]).toEqual(turn[0]);
     expect(result.messages.at(-1)).toEqual(turn.at(-1));
   });
+  it("keeps a session's whole first turn when the user steers it, prompt and first steps included", async () => {
+    const turn: AgentMessage[] = [
+      userText("find the flag", T + 10),
+      assistantToolCall("c0", "exec", { command: "grep -r flag src" }, T + 11),
+      toolResult("c0", "exec", "src: no match", T + 12),
+      userText("also skip vendor/", T + 13),
+      assistantToolCall("c1", "exec", { command: "grep -r flag lib" }, T + 14),
+      toolResult("c1", "exec", "lib/flag.ts: FLAG=1", T + 15),
+    ];
+    // Nothing stored: the turn starts the session, so the first assemble stores nothing before it.
+    const engine = await engines.engine();
+    const result = await engine.assemble({ sessionId: "s", messages: turn, tokenBudget: 100_000 });
+    expect(result.messages).toEqual(turn);
+  });
+
+  it("keeps the prompt when the history is unrecognizable and the user steered the loop", async () => {
+    const engine = await engineWithHistory();
+    const rewritten = stored.map(
+      (message, index) => ({ ...message, timestamp: T - 100 + index }) as AgentMessage,
+    );
+    const loop = longToolLoop(3);
+    const turn = [...loop.slice(0, 3), userText("also skip vendor/", T + 100), ...loop.slice(3)];
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages: [...rewritten, ...turn],
+      tokenBudget: 100_000,
+    });
+    expect(result.messages.slice(-turn.length)).toEqual(turn);
+    expect(orphanToolResults(result.messages)).toEqual([]);
+  });
+
   it("keeps the turn's own prompt, not a steering message typed during the loop", async () => {
     const loop = longToolLoop(160);
     const steering = userText("also skip the vendored packages", T + 200);

@@ -1,46 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { preparableCondensation, staleJobs } from "../src/prepare/preparable-chunks.js";
 import type { StoredSummaryJob } from "../src/store/store.js";
-import type { ViewItem } from "../src/view/session-view.js";
-import { userText } from "./support/conversations.js";
+import { positionsOf, raw, summary } from "./support/view-items.js";
 
 /** Fan-in 4; summaries of 200 tokens; preparing starts once they hold 500 (half of 1,000). */
 const SHAPE = { condenseFanIn: 4, leafChunkTokens: 2_000, summaryLimit: 1_000 };
 /** The tail: the newest 2 raw messages of 200 tokens. */
 const TAIL_TOKENS = 400;
 
-function raw(position: number): ViewItem {
-  return {
-    position,
-    ref: { kind: "message", seq: position },
-    tokens: 200,
-    message: userText(`message ${position}`, position),
-    createdAt: position,
-    startsGroup: true,
-    orphan: false,
-  };
-}
-
-function summary(position: number, depth = 0): ViewItem {
-  return {
-    ...raw(position),
-    ref: { kind: "summary", summaryId: `sum_${String(position).padStart(16, "0")}` },
-    summary: {
-      kind: depth === 0 ? "leaf" : "condensed",
-      depth,
-      content: `summary ${position}`,
-      anchors: [],
-      sourceRanges: [[position, position]],
-      sourceCount: 1,
-      sourceTokens: 400,
-      earliestAt: position,
-      latestAt: position,
-    },
-  };
-}
-
 const tail = (from: number) => [raw(from), raw(from + 1)];
-const positionsOf = (items: readonly ViewItem[] | undefined) => items?.map((item) => item.position);
 
 describe("which condensation is prepared", () => {
   it("prepares a full run of leaves, the run compaction will condense first", () => {

@@ -126,6 +126,41 @@ describe("query-aware assembly", () => {
     expect(countMessagesTokens(o200k, result.messages)).toBeLessThanOrEqual(4_000);
   });
 
+  it("keeps the block before the turn's prompt when the user steers the loop", async () => {
+    const messages = chatWithFact();
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const prompt = "When does the staging database password rotate?";
+    const turn: AgentMessage[] = [
+      userText(prompt, 1_800_000_000_000),
+      assistantToolCall("call_1", "read", { path: "ops/rotation.md" }, 1_800_000_000_001),
+      toolResult("call_1", "read", "rotation schedule: see the runbook", 1_800_000_000_002),
+    ];
+    const steered: AgentMessage[] = [
+      ...turn,
+      userText("also check the on-call notes", 1_800_000_000_003),
+      assistantToolCall("call_2", "read", { path: "ops/on-call.md" }, 1_800_000_000_004),
+      toolResult("call_2", "read", "on-call: Priya this week", 1_800_000_000_005),
+    ];
+    const before = await engine.assemble({
+      sessionId: "s",
+      messages: [...messages, ...turn],
+      tokenBudget: 4_000,
+      prompt,
+    });
+    const after = await engine.assemble({
+      sessionId: "s",
+      messages: [...messages, ...steered],
+      tokenBudget: 4_000,
+      prompt,
+    });
+    // The request before the steering message is a prefix of the one after it.
+    expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
+    expect(after.messages.slice(-steered.length)).toEqual(steered);
+    expect(isRecalledContext(after.messages.at(-steered.length - 1) as AgentMessage)).toBe(true);
+    expect(orphanToolResults(after.messages)).toEqual([]);
+  });
+
   it("is off with recallShare 0, and a prompt with only function words recalls nothing", async () => {
     const messages = chatWithFact();
     const off = await engineWith(messages, { recallShare: 0 });

@@ -59,7 +59,7 @@ describe("tool calls a stored turn never answered", () => {
       "call_last",
     ]);
     // Each sits right after the call it answers.
-    const lost = result.messages.findIndex((message) => message === synthetic[0]);
+    const lost = result.messages.indexOf(synthetic[0] as AgentMessage);
     expect(result.messages[lost - 1]).toEqual(history[1]);
     expect(result.estimatedTokens).toBeGreaterThanOrEqual(
       countMessagesTokens(charEstimateTokenCounter, result.messages),

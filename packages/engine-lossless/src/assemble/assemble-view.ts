@@ -6,7 +6,7 @@
  */
 import { type AgentMessage, isUserMessage, type TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
-import { newestUserIndex } from "../view/turn-start.js";
+import { runningTurnStart } from "../view/turn-start.js";
 import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
@@ -131,9 +131,13 @@ function unstoredTail(
       return { messages: hostMessages.slice(index + 1), found: true };
     }
   }
+  // A view that holds nothing (a session's first turn, before anything is stored) has nothing to
+  // find: every host message is unstored.
+  if (view.items.length === 0) return { messages: [...hostMessages], found: true };
   // Nothing recent matched (a host history rewritten past recognition, or a loop longer than the
-  // scan): the current turn, from its newest user message, still goes in raw rather than being lost.
-  const newestUser = newestUserIndex(hostMessages, stop);
-  const found = hostMessages.length === 0;
-  return { messages: newestUser < 0 ? [] : hostMessages.slice(newestUser), found };
+  // scan): the current turn, from its prompt (not a steering message typed during its loop), still
+  // goes in raw rather than being lost.
+  const turnStart = runningTurnStart(hostMessages.slice(stop));
+  const messages = turnStart < 0 ? [] : hostMessages.slice(stop + turnStart);
+  return { messages, found: hostMessages.length === 0 };
 }

@@ -13,7 +13,7 @@ import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.j
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
-import { newestUserIndex } from "../view/turn-start.js";
+import { runningTurnStart } from "../view/turn-start.js";
 import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
 
@@ -59,11 +59,12 @@ export function isRecalledContext(message: AgentMessage): boolean {
 }
 
 /**
- * `messages` with the block placed before the current turn: before the newest user message among
- * the host's not-yet-stored messages (`liveCount`, at the end), which a tool loop's later calls
- * already carry with its steps, so a tool call and its results stay last and together; before all
- * of them when none is a user message; at the end when there are none (the host appends the
- * pending turn after it).
+ * `messages` with the block placed before the current turn: before its prompt among the host's
+ * not-yet-stored messages (`liveCount`, at the end), which a tool loop's later calls already carry
+ * with its steps, so a tool call and its results stay last and together, and a steering message
+ * typed during the loop does not move the block (the requests before it keep their prefix);
+ * before all of them when none is a user message; at the end when there are none (the host
+ * appends the pending turn after it).
  */
 export function placeEvidence(
   messages: readonly AgentMessage[],
@@ -71,8 +72,8 @@ export function placeEvidence(
   block: AgentMessage,
 ): AgentMessage[] {
   const liveStart = Math.max(0, messages.length - liveCount);
-  const newestUser = newestUserIndex(messages, liveStart);
-  const at = liveCount === 0 ? messages.length : newestUser >= 0 ? newestUser : liveStart;
+  const turnStart = runningTurnStart(messages.slice(liveStart));
+  const at = liveCount === 0 ? messages.length : liveStart + Math.max(0, turnStart);
   return [...messages.slice(0, at), block, ...messages.slice(at)];
 }
 

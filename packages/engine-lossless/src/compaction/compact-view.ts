@@ -176,6 +176,8 @@ async function condensePhase(
     if (run === undefined) return;
     const runItems = state.items.slice(run.start, run.end);
     // As for leaves: the threshold compaction leaves a run another worker is preparing to it.
+    // The root phase still folds that run when the view stays over the target: reaching the
+    // target comes first, and the worker's summary is then simply not used.
     if (request.liveLeavesAbove !== undefined && request.supply?.leased(runItems) === true) {
       skip.add((state.items[run.start] as ViewItem).position);
       continue;

@@ -1,0 +1,227 @@
+import { join } from "node:path";
+import { type AgentMessage, charEstimateTokenCounter, MemoryLogger, type Summarizer } from "@clew/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { excerptOf } from "../src/assemble/excerpt.js";
+import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { PagedSessionIndex, SessionIndexes } from "../src/embeddings/session-indexes.js";
+import {
+  BUILTIN_MAX_WORDS,
+  readShippedTable,
+  WordVectorFileError,
+  type WordVectorTable,
+  writeTableFile,
+} from "../src/embeddings/word-vectors/word-vector-table.js";
+import type { StoredMessage } from "../src/store/store.js";
+import {
+  assistantText,
+  assistantToolCall,
+  fillerText,
+  toolResult,
+  userText,
+} from "./support/conversations.js";
+import {
+  assembleAfterCompaction,
+  SMALL_CHUNKS,
+  store as stored,
+  TempDatabases,
+  turns,
+} from "./support/preparation.js";
+import { textRecord } from "./support/search-index.js";
+import { TempEngines } from "./support/temp-engine.js";
+import { useTempStorePath } from "./support/temp-store.js";
+
+const engines = new TempEngines();
+const databases = new TempDatabases();
+afterAll(async () => {
+  await engines.cleanup();
+  await databases.cleanup();
+});
+const START = Date.UTC(2025, 3, 1, 9);
+
+/** A table of `words` (one row each) of `dimensions` components, every component 1. */
+function tableOf(words: readonly string[], dimensions: number): WordVectorTable {
+  return {
+    dimensions,
+    rows: new Map(words.map((word, row) => [word, row])),
+    components: new Int8Array(words.length * dimensions).fill(1),
+    scales: new Float32Array(words.length).fill(0.01),
+  };
+}
+
+/** The rejection of `promise`, which must reject. */
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("the shipped word-vector table's word count", () => {
+  it("refuses a well-formed table of one word too few, naming the file and the count", async () => {
+    const path = join(await engines.directory(), "short.clewvec");
+    const words = Array.from({ length: BUILTIN_MAX_WORDS - 1 }, (_, index) => `w${index}`);
+    await writeTableFile(path, { source: "test" }, tableOf(words, 100));
+    const error = await rejectionOf(readShippedTable(path));
+    expect(error).toBeInstanceOf(WordVectorFileError);
+    expect((error as WordVectorFileError).path).toBe(path);
+    expect((error as WordVectorFileError).message).toBe(
+      `${path}: the shipped word vectors are damaged: the file holds 29999 words of 100 dimensions, ` +
+        "not 30000 of 100; reinstall @clew/engine-lossless",
+    );
+  });
+
+  it("refuses a table whose word list holds more words than its header says", async () => {
+    const path = join(await engines.directory(), "split.clewvec");
+    // 30,000 rows as the header says, but one word holds a line break: the list reads 30,001.
+    const words = Array.from({ length: BUILTIN_MAX_WORDS }, (_, index) =>
+      index === 7 ? "a\nb" : `w${index}`,
+    );
+    await writeTableFile(path, { source: "test" }, tableOf(words, 100));
+    const error = await rejectionOf(readShippedTable(path));
+    expect(error).toBeInstanceOf(WordVectorFileError);
+    expect((error as WordVectorFileError).path).toBe(path);
+    expect((error as WordVectorFileError).message).toContain(
+      "damaged: the file lists 30001 words where its header says 30000",
+    );
+  });
+});
+
+/** An index that remembers the seqs of the pages it read. */
+class RecordingIndex extends PagedSessionIndex<string> {
+  readonly seqs: number[] = [];
+  protected addPage(page: readonly StoredMessage[]): void {
+    this.seqs.push(...page.map((message) => message.seq));
+  }
+}
+
+describe("session indexes over their size limit", () => {
+  const stores = useTempStorePath("clew-lossless-edges-");
+
+  it("closes the least recently used index it drops, and makes a fresh one when it is used again", async () => {
+    const store = stores.open();
+    for (const session of ["a", "b", "c"])
+      await store.appendMessages(session, [textRecord(session, 1, "one"), textRecord(session, 2, "two")]);
+    const made: RecordingIndex[] = [];
+    const indexes = new SessionIndexes<string, RecordingIndex>(
+      "model",
+      (at, sessionId, model) => {
+        const index = new RecordingIndex(at, sessionId, model);
+        made.push(index);
+        return index;
+      },
+      { logger: new MemoryLogger(), maxSessions: 2 },
+    );
+    const first = await indexes.indexOf(store, "a");
+    await first.catchUp();
+    const seqsOfA = [...first.seqs];
+    expect(seqsOfA).toHaveLength(2);
+    const c = await indexes.indexOf(store, "b").then(() => indexes.indexOf(store, "c"));
+    expect(made).toHaveLength(3);
+
+    // "a" was dropped: it reads nothing more, even once its session grows.
+    await store.appendMessages("a", [textRecord("a", 3, "three")]);
+    expect(await first.catchUp()).toBe(true);
+    expect(first.seqs).toEqual(seqsOfA);
+
+    // Used again, "a" gets a fresh index over the whole session; "c" is still kept as it was.
+    const again = await indexes.indexOf(store, "a");
+    expect(again).not.toBe(first);
+    await again.catchUp();
+    expect(again.seqs).toHaveLength(3);
+    expect(again.seqs.slice(0, 2)).toEqual(seqsOfA);
+    expect(await indexes.indexOf(store, "c")).toBe(c);
+    expect(made).toHaveLength(4);
+  });
+});
+
+describe("excerpts by distinct query words", () => {
+  it("prefers the window holding two different query words over one repeating a single word", () => {
+    const repeated = Array.from({ length: 12 }, () => "relay").join(" ");
+    const varied = "the staging box listens on its port behind the gateway";
+    const text = `${fillerText(2_000, 1)} ${repeated} ${fillerText(3_000, 2)} ${varied} ${fillerText(3_000, 3)}`;
+    const excerpt = excerptOf(text, ["relay", "port", "gateway"], 300);
+    expect(excerpt.text).toContain(varied);
+    expect(excerpt.text).not.toContain("relay");
+    expect(text.slice(excerpt.from, excerpt.to)).toBe(excerpt.text);
+  });
+
+  it("narrows a CJK excerpt (a token per character) until its evidence block fits a small room", async () => {
+    // Chinese as written: no spaces, full-width punctuation around the words asked for.
+    const NEEDLE = "，staging：relay，port：7431。";
+    const cjk = (count: number, seed: number) =>
+      Array.from({ length: count }, (_, index) =>
+        String.fromCharCode(0x4e00 + ((index * 37 + seed) % 2_000)),
+      ).join("");
+    const output = `${cjk(3_000, 1)}${NEEDLE}${cjk(3_000, 2)}`;
+    const messages: AgentMessage[] = [
+      userText("Read the relay config.", START),
+      assistantToolCall("call_1", "read", { path: "relay.conf" }, START + 1),
+      toolResult("call_1", "read", output, START + 2),
+      assistantText("Read it.", START + 3),
+    ];
+    for (let turn = 0; turn < 40; turn++) {
+      const at = START + 10_000 + turn * 10;
+      messages.push(
+        userText(`Notes ${turn}: ${fillerText(300, turn + 10)}`, at),
+        assistantText("Noted.", at + 1),
+      );
+    }
+    const roomTokens = 300;
+    const engine = await engines.engine({ recallMaxTokens: roomTokens });
+    const prompt = "Which port does the staging relay use?";
+    const result = await assembleAfterCompaction(engine, messages, 3_000, prompt);
+    expect(result.estimatedTokens).toBeLessThanOrEqual(3_000);
+    const block = result.messages.find(isRecalledContext);
+    expect(block).toBeDefined();
+    expect(charEstimateTokenCounter.countMessage(block as AgentMessage)).toBeLessThanOrEqual(roomTokens);
+    // The body read back is the tool result's head line, then its output.
+    const body = `(result of read call_1)\n${output}`;
+    const excerpt = (block as { content: string }).content.match(
+      new RegExp(
+        `\\(excerpt: characters (\\d+)–(\\d+) of ${body.length}; recall_read m3 reads it all\\)\\n(.*)$`,
+        "su",
+      ),
+    );
+    expect(excerpt).not.toBeNull();
+    const [, from, to, text = ""] = excerpt as RegExpMatchArray;
+    expect(body.slice(Number(from), Number(to))).toBe(text);
+    // An excerpt takes at most 40 % of the block's room (`WHOLE_SHARE`): shrinking by the character
+    // estimate alone would leave about three times that in CJK.
+    expect(charEstimateTokenCounter.countText(text)).toBeLessThanOrEqual(roomTokens * 0.4);
+    expect(text).toContain("7431");
+    expect(text.match(/[\u4e00-\u9fff]/gu)?.length ?? 0).toBeGreaterThan(20);
+  });
+});
+
+describe("the cost of a paid but unusable summary", () => {
+  it("records the tokens and dollars of an empty answer the summarizer reported, though the fallback wrote the summary", async () => {
+    let calls = 0;
+    const emptyButPaid: Summarizer = {
+      id: "model:test/empty-but-paid",
+      summarize: async (input) => {
+        calls += 1;
+        input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.002 });
+        return "   ";
+      },
+    };
+    const { engine } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer: emptyButPaid,
+      prepareSummaries: false,
+    });
+    await stored(engine, "s", turns(40));
+    const result = await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+    expect(result).toMatchObject({ ok: true, compacted: true });
+    expect(calls).toBeGreaterThan(1);
+
+    const pass = (await engine.inspect("s")).lastCompaction;
+    expect(pass).toMatchObject({ level: "fallback", summarizer: emptyButPaid.id });
+    expect(pass?.writtenBy).not.toContain(emptyButPaid.id);
+    expect(pass?.costUsd).toBeCloseTo(0.002 * calls, 10);
+
+    const spend = await engine.spendReport("s");
+    expect(spend.lifetime).toMatchObject({ calls, spentTokens: 550 * calls, debtChunks: 0 });
+  });
+});
