@@ -127,13 +127,7 @@ describe("a running turn whose first user message sits inside a tool group", () 
   }
 
   async function assembleTurn(turn: AgentMessage[]) {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: stored,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engines.engineWithTurn(stored);
     return engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget: TOKEN_BUDGET });
   }
 

@@ -1,15 +1,8 @@
-import type { AgentMessage } from "@clew/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { excerptOf, wholeWordPlaces } from "../src/assemble/excerpt.js";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
-import {
-  assistantText,
-  assistantToolCall,
-  fillerText,
-  toolResult,
-  userText,
-} from "./support/conversations.js";
+import { fillerText, readOutputThenChat } from "./support/conversations.js";
 import { assembleAfterCompaction } from "./support/preparation.js";
 import { TempEngines } from "./support/temp-engine.js";
 
@@ -115,19 +108,7 @@ describe("excerpts of long messages", () => {
 
   it("recalls the part of a long tool output that answers the prompt, saying where it sits", async () => {
     const output = `${fillerText(15_000, 5)}\n${NEEDLE}\n${fillerText(15_000, 6)}`;
-    const messages: AgentMessage[] = [
-      userText("Read the relay config.", START),
-      assistantToolCall("call_1", "read", { path: "relay.conf" }, START + 1),
-      toolResult("call_1", "read", output, START + 2),
-      assistantText("Read it.", START + 3),
-    ];
-    for (let turn = 0; turn < 40; turn++) {
-      const at = START + 10_000 + turn * 10;
-      messages.push(
-        userText(`Notes ${turn}: ${fillerText(300, turn + 10)}`, at),
-        assistantText("Noted.", at + 1),
-      );
-    }
+    const messages = readOutputThenChat(output, START);
     const prompt = "Which port does the staging relay listen on?";
     const result = await assembleAfterCompaction(await engines.engine(), messages, 3_000, prompt);
     const block = JSON.stringify(result.messages.find(isRecalledContext) ?? null);

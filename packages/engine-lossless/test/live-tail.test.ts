@@ -11,16 +11,7 @@ const T = 1_700_000_000_000;
 const stored: AgentMessage[] = [userText("hello", T), assistantText("hi", T + 1)];
 
 /** An engine that stored `stored` as a finished turn of session "s". */
-async function engineWithHistory() {
-  const engine = await engines.engine();
-  await engine.afterTurn({
-    sessionId: "s",
-    sessionFile: "memory:s",
-    messages: stored,
-    prePromptMessageCount: 0,
-  });
-  return engine;
-}
+const engineWithHistory = () => engines.engineWithTurn(stored);
 
 /** A turn still running: its prompt and `steps` tool calls with their results, none stored yet. */
 function longToolLoop(steps: number): AgentMessage[] {

@@ -38,10 +38,27 @@ function textOf(messages: readonly AgentMessage[]): string {
   return JSON.stringify(messages);
 }
 
-async function engineWith(messages: AgentMessage[], options = {}) {
-  const engine = await engines.engine({ tokenCounter: o200k, ...options });
-  await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
-  return engine;
+const engineWith = (messages: AgentMessage[], options = {}) =>
+  engines.engineWithTurn(messages, { tokenCounter: o200k, ...options });
+
+const LOOP_PROMPT = "When does the staging database password rotate?";
+
+/**
+ * The compacted fact chat and the first step of a tool loop asking about the fact: its prompt,
+ * one call and its result.
+ */
+async function compactedChatAndLoop() {
+  const messages = chatWithFact();
+  const engine = await engineWith(messages);
+  await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+  const turn: AgentMessage[] = [
+    userText(LOOP_PROMPT, 1_800_000_000_000),
+    assistantToolCall("call_1", "read", { path: "ops/rotation.md" }, 1_800_000_000_001),
+    toolResult("call_1", "read", "rotation schedule: see the runbook", 1_800_000_000_002),
+  ];
+  const assemble = (hostMessages: AgentMessage[]) =>
+    engine.assemble({ sessionId: "s", messages: hostMessages, tokenBudget: 4_000, prompt: LOOP_PROMPT });
+  return { messages, turn, assemble };
 }
 
 describe("query-aware assembly", () => {
@@ -100,23 +117,10 @@ describe("query-aware assembly", () => {
   });
 
   it("puts the block before the turn's own steps in a tool loop, so the tool exchange stays last", async () => {
-    const messages = chatWithFact();
-    const engine = await engineWith(messages);
-    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
-    const prompt = "When does the staging database password rotate?";
+    const { messages, turn, assemble } = await compactedChatAndLoop();
     // A later call of the tool loop: the host's history already holds this turn's first step.
-    const turn: AgentMessage[] = [
-      userText(prompt, 1_800_000_000_000),
-      assistantToolCall("call_1", "read", { path: "ops/rotation.md" }, 1_800_000_000_001),
-      toolResult("call_1", "read", "rotation schedule: see the runbook", 1_800_000_000_002),
-    ];
-    const first = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt });
-    const result = await engine.assemble({
-      sessionId: "s",
-      messages: [...messages, ...turn],
-      tokenBudget: 4_000,
-      prompt,
-    });
+    const first = await assemble(messages);
+    const result = await assemble([...messages, ...turn]);
     expect(result.messages.slice(-3)).toEqual(turn);
     const block = result.messages.at(-4) as AgentMessage;
     expect(isRecalledContext(block)).toBe(true);
@@ -127,33 +131,15 @@ describe("query-aware assembly", () => {
   });
 
   it("keeps the block before the turn's prompt when the user steers the loop", async () => {
-    const messages = chatWithFact();
-    const engine = await engineWith(messages);
-    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
-    const prompt = "When does the staging database password rotate?";
-    const turn: AgentMessage[] = [
-      userText(prompt, 1_800_000_000_000),
-      assistantToolCall("call_1", "read", { path: "ops/rotation.md" }, 1_800_000_000_001),
-      toolResult("call_1", "read", "rotation schedule: see the runbook", 1_800_000_000_002),
-    ];
+    const { messages, turn, assemble } = await compactedChatAndLoop();
     const steered: AgentMessage[] = [
       ...turn,
       userText("also check the on-call notes", 1_800_000_000_003),
       assistantToolCall("call_2", "read", { path: "ops/on-call.md" }, 1_800_000_000_004),
       toolResult("call_2", "read", "on-call: Priya this week", 1_800_000_000_005),
     ];
-    const before = await engine.assemble({
-      sessionId: "s",
-      messages: [...messages, ...turn],
-      tokenBudget: 4_000,
-      prompt,
-    });
-    const after = await engine.assemble({
-      sessionId: "s",
-      messages: [...messages, ...steered],
-      tokenBudget: 4_000,
-      prompt,
-    });
+    const before = await assemble([...messages, ...turn]);
+    const after = await assemble([...messages, ...steered]);
     // The request before the steering message is a prefix of the one after it.
     expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
     expect(after.messages.slice(-steered.length)).toEqual(steered);

@@ -12,13 +12,7 @@ import {
   writeTableFile,
 } from "../src/embeddings/word-vectors/word-vector-table.js";
 import type { StoredMessage } from "../src/store/store.js";
-import {
-  assistantText,
-  assistantToolCall,
-  fillerText,
-  toolResult,
-  userText,
-} from "./support/conversations.js";
+import { fillerText, readOutputThenChat } from "./support/conversations.js";
 import {
   assembleAfterCompaction,
   SMALL_CHUNKS,
@@ -155,19 +149,7 @@ describe("excerpts by distinct query words", () => {
         String.fromCharCode(0x4e00 + ((index * 37 + seed) % 2_000)),
       ).join("");
     const output = `${cjk(3_000, 1)}${NEEDLE}${cjk(3_000, 2)}`;
-    const messages: AgentMessage[] = [
-      userText("Read the relay config.", START),
-      assistantToolCall("call_1", "read", { path: "relay.conf" }, START + 1),
-      toolResult("call_1", "read", output, START + 2),
-      assistantText("Read it.", START + 3),
-    ];
-    for (let turn = 0; turn < 40; turn++) {
-      const at = START + 10_000 + turn * 10;
-      messages.push(
-        userText(`Notes ${turn}: ${fillerText(300, turn + 10)}`, at),
-        assistantText("Noted.", at + 1),
-      );
-    }
+    const messages = readOutputThenChat(output, START);
     const roomTokens = 300;
     const engine = await engines.engine({ recallMaxTokens: roomTokens });
     const prompt = "Which port does the staging relay use?";

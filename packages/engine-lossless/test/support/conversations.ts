@@ -62,3 +62,24 @@ export function longConversation(turns: number): AgentMessage[] {
   );
   return [...first, ...awkwardMessages(1_700_000_005_000), ...second];
 }
+
+/**
+ * A tool call reading `output` (message m3 is its result), then 40 turns of notes, so the read
+ * leaves any small context and only evidence can bring a part of it back.
+ */
+export function readOutputThenChat(output: string, start: number): AgentMessage[] {
+  const messages: AgentMessage[] = [
+    userText("Read the relay config.", start),
+    assistantToolCall("call_1", "read", { path: "relay.conf" }, start + 1),
+    toolResult("call_1", "read", output, start + 2),
+    assistantText("Read it.", start + 3),
+  ];
+  for (let turn = 0; turn < 40; turn++) {
+    const at = start + 10_000 + turn * 10;
+    messages.push(
+      userText(`Notes ${turn}: ${fillerText(300, turn + 10)}`, at),
+      assistantText("Noted.", at + 1),
+    );
+  }
+  return messages;
+}

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AgentMessage } from "@clew/core";
 import { openLosslessEngine } from "../../src/create-lossless-engine.js";
 import type { LosslessEngine } from "../../src/lossless-engine.js";
 import type { LosslessEngineOptions } from "../../src/options.js";
@@ -21,6 +22,16 @@ export class TempEngines {
     const databasePath = path ?? join(await this.directory(), "lossless.db");
     const engine = openLosslessEngine(databasePath, options);
     this.engines.push(engine);
+    return engine;
+  }
+
+  /** A fresh engine that stored `messages` as one finished turn of session "s". */
+  async engineWithTurn(
+    messages: AgentMessage[],
+    options: LosslessEngineOptions = {},
+  ): Promise<LosslessEngine> {
+    const engine = await this.engine(options);
+    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
     return engine;
   }
 
