@@ -75,6 +75,7 @@ describe("excerpts of long messages", () => {
       "aba",
       "a.b",
       "x-x",
+      "\u0345",
     );
     const text = fc
       .array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 40 })
@@ -89,6 +90,11 @@ describe("excerpts of long messages", () => {
       }),
       { numRuns: 600 },
     );
+    // Astral letters touch a word through a surrogate pair, on either side; an emoji does not.
+    expect(wholeWordPlaces("𝐀port port𝐀", "port")).toEqual([]);
+    expect(wholeWordPlaces("😀port😀", "port")).toEqual([2]);
+    // U+0345 folds to a Greek letter: as in the word's own pattern, it touches the word.
+    expect(wholeWordPlaces("port\u0345 \u0345port", "port")).toEqual([]);
     // A match skipped for its edges may hide a whole-word one starting inside it.
     expect(wholeWordPlaces("ax.x.x", "x.x")).toEqual([3]);
     expect(wholeWordPlaces("a𝐀x𝐀x 𝐀x", "𝐀x")).toEqual(reference("a𝐀x𝐀x 𝐀x", "𝐀x"));

@@ -1,6 +1,9 @@
 import type { AgentMessage } from "@clew/core";
+import { charEstimateTokenCounter } from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { assembleView } from "../src/assemble/assemble-view.js";
+import { SessionView } from "../src/view/session-view.js";
 import { assistantText, assistantToolCall, toolResult, userText } from "./support/conversations.js";
 import { TempEngines } from "./support/temp-engine.js";
 
@@ -119,6 +122,27 @@ describe("the host's messages the engine has not stored yet", () => {
     const engine = await engines.engine();
     const result = await engine.assemble({ sessionId: "s", messages: turn, tokenBudget: 100_000 });
     expect(result.messages).toEqual(turn);
+  });
+
+  it("pins the running turn's prompt, not the oldest message, when the view holds nothing", () => {
+    // A view that stored nothing (the first write failed): every host message is live.
+    const older: AgentMessage[] = [];
+    for (let turn = 0; turn < 20; turn++)
+      older.push(
+        userText(`old question ${turn}`, T + turn * 2),
+        assistantText(`old answer ${turn}`, T + turn * 2 + 1),
+      );
+    const turn = longToolLoop(150);
+    const assembled = assembleView(
+      new SessionView(0),
+      [...stored, ...older, ...turn],
+      1_000,
+      charEstimateTokenCounter,
+    );
+    expect(assembled.tokens).toBeLessThanOrEqual(1_000);
+    expect(assembled.messages[1]).toEqual(turn[0]);
+    expect(assembled.messages.at(-1)).toEqual(turn.at(-1));
+    expect(orphanToolResults(assembled.messages)).toEqual([]);
   });
 
   it("keeps the prompt when the history is unrecognizable and the user steered the loop", async () => {

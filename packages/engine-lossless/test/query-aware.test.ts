@@ -1,7 +1,7 @@
 import { type AgentMessage, countMessagesTokens, loadO200kTokenCounter, type TokenCounter } from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { isRecalledContext, placeEvidence } from "../src/assemble/recall-evidence.js";
 import { queryWords } from "../src/recall/query-words.js";
 import {
   assistantText,
@@ -145,6 +145,23 @@ describe("query-aware assembly", () => {
     expect(after.messages.slice(-steered.length)).toEqual(steered);
     expect(isRecalledContext(after.messages.at(-steered.length - 1) as AgentMessage)).toBe(true);
     expect(orphanToolResults(after.messages)).toEqual([]);
+  });
+
+  it("places the block before the turn's prompt, and never between a call and its result", () => {
+    const block = userText("(the evidence block)", 0);
+    const view = [userText("earlier", 1), assistantText("noted", 2)];
+    const prompt = userText("find the flag", 3);
+    const call = assistantToolCall("c0", "exec", { command: "grep -r flag" }, 4);
+    const result = toolResult("c0", "exec", "no match", 5);
+    const steer = userText("also skip vendor/", 6);
+    const at = (messages: AgentMessage[], live: number) =>
+      placeEvidence(messages, live, block).indexOf(block);
+    expect(at([...view, prompt, call, result], 3)).toBe(2);
+    expect(at(view, 0)).toBe(2);
+    // A steering message alone in the live part, typed between a call and its result.
+    expect(at([...view, call, steer, result], 2)).toBe(2);
+    // A live part that starts with the result of the view's last call.
+    expect(at([...view, call, result], 1)).toBe(2);
   });
 
   it("is off with recallShare 0, and a prompt with only function words recalls nothing", async () => {

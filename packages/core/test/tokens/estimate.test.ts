@@ -57,6 +57,22 @@ describe("estimateStringChars", () => {
     );
   });
 
+  it("agrees with the definition for every code unit, alone and beside a surrogate pair", () => {
+    // Random strings rarely reach the CJK blocks; every code unit does, so a wrong range fails here.
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const character = String.fromCharCode(unit);
+      for (const text of [character, `a${character}`, `😀${character}`, `${character}\udc00`]) {
+        if (estimateStringChars(text) !== referenceChars(text)) {
+          expect({ unit: unit.toString(16), text, chars: estimateStringChars(text) }).toEqual({
+            unit: unit.toString(16),
+            text,
+            chars: referenceChars(text),
+          });
+        }
+      }
+    }
+  });
+
   it("gives the chars/4 counter its figures", () => {
     expect(charEstimateTokenCounter.countText("a".repeat(9))).toBe(3);
     expect(charEstimateTokenCounter.countText("日本語")).toBe(3);

@@ -4,7 +4,7 @@
  * current turn's steps, stored only after the turn) are the only ones counted, and the budget fit
  * walks back from the newest item only when the whole view does not fit.
  */
-import { type AgentMessage, isUserMessage, type TokenCounter } from "@clew/core";
+import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import { runningTurnStart } from "../view/turn-start.js";
 import { syntheticResultTokens } from "../view/unanswered-calls.js";
@@ -82,16 +82,17 @@ export function assembleView(
 }
 
 /**
- * Index in `entries` of the running turn's prompt: the first user message among the last `live`
- * entries (the host's messages not stored yet), when a group of its own starts after it (so
- * keeping it apart never separates a result from its call); else undefined.
+ * Index in `entries` of the running turn's prompt among the last `live` entries (the host's
+ * messages not stored yet; see `runningTurnStart`), when a group of its own starts after it (so
+ * keeping it apart never separates a result from its call); else undefined. Live entries may hold
+ * older turns too (a view that stored nothing): the prompt is the running turn's, not the oldest.
  */
 function turnPrompt(entries: readonly AssemblyEntry[], live: number): number | undefined {
-  for (let index = Math.max(0, entries.length - live); index < entries.length; index++) {
-    if (!isUserMessage((entries[index] as AssemblyEntry).message)) continue;
-    return entries[index + 1]?.startsGroup === false ? undefined : index;
-  }
-  return undefined;
+  const liveStart = Math.max(0, entries.length - live);
+  const start = runningTurnStart(entries.slice(liveStart).map((entry) => entry.message));
+  if (start < 0) return undefined;
+  const index = liveStart + start;
+  return entries[index + 1]?.startsGroup === false ? undefined : index;
 }
 
 /** Ids answered by the tool results at the start of `messages` (they continue the view's last turn). */

@@ -8,7 +8,13 @@
  * the context, and never goes over its room: it is counted with the engine's counter once built,
  * and the lowest-ranked message is dropped until it fits.
  */
-import type { AgentMessage, TokenCounter } from "@clew/core";
+import {
+  type AgentMessage,
+  isAssistantMessage,
+  isToolResultMessage,
+  type TokenCounter,
+  toolCallsOf,
+} from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
@@ -73,8 +79,19 @@ export function placeEvidence(
 ): AgentMessage[] {
   const liveStart = Math.max(0, messages.length - liveCount);
   const turnStart = runningTurnStart(messages.slice(liveStart));
-  const at = liveCount === 0 ? messages.length : liveStart + Math.max(0, turnStart);
+  let at = liveCount === 0 ? messages.length : liveStart + Math.max(0, turnStart);
+  // Never between a call and its results (a steering message typed before a result, or a live
+  // part that starts with results): the block then goes before the call.
+  while (at > 0 && (isToolResult(messages[at]) || hasToolCalls(messages[at - 1]))) at -= 1;
   return [...messages.slice(0, at), block, ...messages.slice(at)];
+}
+
+function isToolResult(message: AgentMessage | undefined): boolean {
+  return message !== undefined && isToolResultMessage(message);
+}
+
+function hasToolCalls(message: AgentMessage | undefined): boolean {
+  return message !== undefined && isAssistantMessage(message) && toolCallsOf(message).length > 0;
 }
 
 export interface EvidenceRequest {
