@@ -1,5 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
+import { isDeepStrictEqual } from "node:util";
 import { type ClewConfig, ConfigError, configPath, parseConfig } from "@clew/core";
+import jju from "jju";
+import JSON5 from "json5";
 import { writeFileAtomic } from "./atomic-file.js";
 
 export interface ConfigEditResult {
@@ -9,16 +12,18 @@ export interface ConfigEditResult {
   /** The previous file, kept byte for byte, when one existed and was replaced. */
   backupPath?: string;
   /**
-   * The previous file used JSON5 syntax (comments, unquoted keys, trailing commas) that the plain
-   * JSON written back does not keep. The backup still has it.
+   * The previous file's comments and JSON5 syntax (unquoted keys, trailing commas) could not be
+   * kept, so it was written back as plain JSON. The backup still has them.
    */
   json5Dropped: boolean;
 }
 
 /**
  * The one way Clew changes `<home>/clew.json`: reads it (JSON5), lets `edit` change a copy, and
- * writes the result back atomically as plain JSON after saving the previous file as
- * `clew.json.bak`. A missing file starts from `{}`.
+ * writes the result back atomically after saving the previous file as `clew.json.bak`. The edit is
+ * applied to the file's own text, so its comments, layout and JSON5 syntax stay (a plain JSON file
+ * stays plain JSON); only when that text would not read back as exactly the edited config is it
+ * written as plain JSON instead (`json5Dropped`). A missing file starts from `{}`.
  *
  * Throws core's `ConfigError` (naming file, line and field) when the current file does not parse
  * or validate: the user's file is never overwritten then. The edited config is validated before it
@@ -35,7 +40,8 @@ export async function editClewConfig(
   const draft = structuredClone(current);
   edit(draft);
   if (JSON.stringify(draft) === JSON.stringify(current)) return { changed: false, path, json5Dropped: false };
-  const text = `${JSON.stringify(draft, null, 2)}\n`;
+  const kept = previous === undefined ? undefined : editedText(previous, draft);
+  const text = kept ?? `${JSON.stringify(draft, null, 2)}\n`;
   parseConfig(text, path);
   if (previous === undefined) {
     await writeFileAtomic(path, text, { mode: 0o600 });
@@ -45,7 +51,26 @@ export async function editClewConfig(
   const mode = (await stat(path)).mode & 0o777;
   await writeFileAtomic(backupPath, previous, { mode });
   await writeFileAtomic(path, text, { mode });
-  return { changed: true, path, backupPath, json5Dropped: !isPlainJson(previous) };
+  return { changed: true, path, backupPath, json5Dropped: kept === undefined && !isPlainJson(previous) };
+}
+
+/**
+ * `previous` with its values changed to `config`'s, its formatting kept (jju's update: comments,
+ * indentation, quoting and key order stay; new keys follow the file's style). Undefined when the
+ * result does not read back as exactly `config`, or a plain JSON file would stop being JSON: the
+ * caller then writes plain JSON, which is always exact.
+ */
+function editedText(previous: string, config: ClewConfig): string | undefined {
+  try {
+    const updated = jju.update(previous, config, { mode: "json5" });
+    const text = updated.endsWith("\n") ? updated : `${updated}\n`;
+    // Compared as JSON: a member the edit set to undefined is absent from both.
+    if (!isDeepStrictEqual(JSON5.parse(text), JSON.parse(JSON.stringify(config)))) return undefined;
+    if (isPlainJson(previous) && !isPlainJson(text)) return undefined;
+    return text;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { type ClewConfig, ConfigError, configPath } from "@clew/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import JSON5 from "json5";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { applyInstalledPlugin, editClewConfig, removePluginFromConfig } from "../src/index.js";
 import { createTempHome } from "./support.js";
 
@@ -29,20 +30,59 @@ describe("editClewConfig", () => {
     expect(await temp.readConfig()).toEqual({ plugins: { slots: { contextEngine: "x" } } });
   });
 
-  it("keeps the previous JSON5 file byte for byte in clew.json.bak and says its comments were dropped", async () => {
+  it("edits the file in place, keeping its comments and JSON5 syntax, and the previous file in clew.json.bak", async () => {
     await temp.writeConfig(commented);
     const result = await editClewConfig(temp.home, (config) => {
       config.plugins = { ...config.plugins, slots: { contextEngine: "x" } };
     });
     expect(result).toMatchObject({
       changed: true,
-      json5Dropped: true,
+      json5Dropped: false,
       backupPath: `${configPath(temp.home)}.bak`,
     });
     expect(await readFile(`${configPath(temp.home)}.bak`, "utf8")).toBe(commented);
-    expect(await temp.readConfig()).toEqual({
+    const text = await temp.readConfigText();
+    expect(text.startsWith("// my settings\n{\n")).toBe(true);
+    expect(text).toContain('agents: { defaults: { model: "openai/gpt-test" } }, // trailing comma next');
+    expect(JSON5.parse(text)).toEqual({
       agents: { defaults: { model: "openai/gpt-test" } },
       plugins: { entries: { other: { enabled: false } }, slots: { contextEngine: "x" } },
+    });
+  });
+
+  it("keeps a plain JSON file plain JSON, in its own indentation, and removes what the edit removed", async () => {
+    const plain = `{\n    "agents": { "defaults": { "model": "openai/gpt-test" } },\n    "plugins": { "entries": { "other": { "enabled": false } } }\n}\n`;
+    await temp.writeConfig(plain);
+    const result = await editClewConfig(temp.home, (config) => {
+      delete config.agents;
+      config.plugins = { ...config.plugins, slots: { contextEngine: "x" } };
+    });
+    expect(result).toMatchObject({ changed: true, json5Dropped: false });
+    const text = await temp.readConfigText();
+    expect(JSON.parse(text)).toEqual({
+      plugins: { entries: { other: { enabled: false } }, slots: { contextEngine: "x" } },
+    });
+    expect(text).toContain('\n    "plugins": { "entries": { "other": { "enabled": false } }');
+  });
+
+  it("writes plain JSON, and says so, when the file's own text cannot be edited", async () => {
+    // A raw line separator inside a string: JSON5 reads it (with a warning), the in-place editor does not.
+    const unusual =
+      '// notes\n{ agents: { defaults: { model: "openai/gpt-test" } }, plugins: { allow: ["a\u2028b"] } }\n';
+    await temp.writeConfig(unusual);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const result = await editClewConfig(temp.home, (config) => {
+        config.plugins = { ...config.plugins, slots: { contextEngine: "x" } };
+      });
+      expect(result).toMatchObject({ changed: true, json5Dropped: true });
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await readFile(`${configPath(temp.home)}.bak`, "utf8")).toBe(unusual);
+    expect(JSON.parse(await temp.readConfigText())).toEqual({
+      agents: { defaults: { model: "openai/gpt-test" } },
+      plugins: { allow: ["a\u2028b"], slots: { contextEngine: "x" } },
     });
   });
 

@@ -4,12 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
+  type ClewConfig,
   ConfigError,
   createContextEngineRegistry,
   loadConfig,
   MemoryLogger,
   resolveContextEngine,
 } from "@clew/core";
+import JSON5 from "json5";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   loadPlugins,
@@ -96,8 +98,8 @@ describe("PluginStore install", () => {
 }
 `);
     const installed = await store.install(CLEW_ENGINE_FIXTURE);
-    expect(installed.config.json5Dropped).toBe(true);
-    const installedConfig = await temp.readConfig();
+    expect(installed.config.json5Dropped).toBe(false);
+    const installedConfig = JSON5.parse(await temp.readConfigText()) as ClewConfig;
     expect(installedConfig.plugins?.slots).toEqual({
       memory: "memory-core",
       contextEngine: "fixture-engine",
@@ -109,7 +111,10 @@ describe("PluginStore install", () => {
     expect(result.removedDir).toBe(pluginDir());
     await expect(stat(pluginDir())).rejects.toMatchObject({ code: "ENOENT" });
     expect(await readInstallRecords(temp.home)).toEqual({});
-    expect(await temp.readConfig()).toEqual({
+    // The file's comment survives both edits.
+    const text = await temp.readConfigText();
+    expect(text.startsWith("// kept settings\n")).toBe(true);
+    expect(JSON5.parse(text)).toEqual({
       agents: { defaults: { model: "openai/gpt-test" } },
       plugins: { entries: { other: { enabled: false } }, slots: { memory: "memory-core" } },
     });
