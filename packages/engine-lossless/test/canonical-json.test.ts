@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, identifyMessages } from "../src/ingest/message-identity.js";
 
@@ -46,6 +47,23 @@ describe("canonical JSON", () => {
       undefined,
     ];
     for (const value of values) expect(canonicalJson(value)).toBe(sortedByReplacer(value));
+  });
+
+  it("sorts any keys as the definition does, however many and whatever their characters", () => {
+    const key = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("10", "9", "é", "E", "e", ""),
+    );
+    const record = fc.dictionary(key, fc.oneof(fc.integer(), fc.string(), fc.constant(null)), {
+      maxKeys: 40,
+    });
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 3 }), (records) => {
+        expect(canonicalJson(records)).toBe(sortedByReplacer(records));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("keeps stored identities: the same message gets the identity earlier versions gave it", () => {

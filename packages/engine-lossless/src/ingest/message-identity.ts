@@ -40,8 +40,28 @@ function sortedCopy(value: unknown, key: string): unknown {
   if (Array.isArray(resolved)) return resolved.map(sortedItem);
   const record = resolved as Record<string, unknown>;
   const sorted: Record<string, unknown> = {};
-  for (const name of Object.keys(record).sort()) sorted[name] = sortedCopy(record[name], name);
+  for (const name of sortedKeys(record)) sorted[name] = sortedCopy(record[name], name);
   return sorted;
+}
+
+/** Keys beyond this many are sorted by `Array.prototype.sort`. */
+const INSERTION_SORT_KEYS = 24;
+
+/**
+ * `Object.keys(record)` in `sort()` order (UTF-16 code units, which `>` compares too). A message's
+ * objects have a handful of keys: sorting them in place by insertion allocates nothing, where the
+ * built-in sort allocated about 3 KB per message (a sixth of what a bootstrap allocates).
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > INSERTION_SORT_KEYS) return keys.sort();
+  for (let index = 1; index < keys.length; index++) {
+    const key = keys[index] as string;
+    let at = index - 1;
+    for (; at >= 0 && (keys[at] as string) > key; at--) keys[at + 1] = keys[at] as string;
+    keys[at + 1] = key;
+  }
+  return keys;
 }
 
 /** `sortedCopy` of an array item (a `map` callback: holes stay holes, as JSON.stringify expects). */
