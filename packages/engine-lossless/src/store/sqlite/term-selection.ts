@@ -17,9 +17,12 @@ const MIN_CAP = 200;
 /** Kept from a query whose terms are all common. */
 const KEEP_WHEN_ALL_COMMON = 2;
 
-// Newest first, as the bounded ranking that follows reads them: the pages are read once.
-const COUNT_NEWEST_SQL = `SELECT count(*) AS count FROM (
-  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? ORDER BY rowid DESC LIMIT ?)`;
+// In the index's own order: the count is the same in any order, and FTS5 walks a term's matches
+// newest first only after reading its whole match list (measured at 50k messages, 322 prompt
+// words: 69–72 ms newest first, 38–48 ms in index order). A term reaching the cap is left out,
+// so its newest matches are never read.
+const COUNT_SQL = `SELECT count(*) AS count FROM (
+  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? LIMIT ?)`;
 const NEWEST_IDS_SQL =
   "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?";
 /** Counts kept for `selectCounted`, the most recently used. */
@@ -69,14 +72,14 @@ interface KeptCount {
 }
 
 export class TermSelection {
-  private readonly countNewest: Database.Statement;
+  private readonly count: Database.Statement;
   private readonly newestIds: Database.Statement;
   private readonly size: Database.Statement;
   /** Per term, its count for `selectCounted`. */
   private readonly kept = new Map<string, KeptCount>();
 
   constructor(database: Database.Database) {
-    this.countNewest = database.prepare(COUNT_NEWEST_SQL);
+    this.count = database.prepare(COUNT_SQL);
     this.newestIds = database.prepare(NEWEST_IDS_SQL).pluck();
     this.size = database.prepare(SIZE_SQL);
   }
@@ -178,11 +181,11 @@ export class TermSelection {
     return entry.capped ? cap : Math.min(entry.matches, cap);
   }
 
-  /** Matches of `term` among messages with a row id above `afterId`, up to `cap`, newest first. */
+  /** Matches of `term` among messages with a row id above `afterId`, up to `cap`. */
   private countAbove(term: string, afterId: number, cap: number): { matches: number; capped: boolean } {
     const expression = matchExpression([term]);
     if (expression === undefined) return { matches: 0, capped: false };
-    const matches = (this.countNewest.get(expression, afterId, cap) as { count: number }).count;
+    const matches = (this.count.get(expression, afterId, cap) as { count: number }).count;
     return { matches, capped: matches >= cap };
   }
 }
