@@ -59,10 +59,10 @@ export class SqliteHistoryReader {
     if (session === undefined || query.limit <= 0) return [];
     const ranges = query.ranges;
     if (ranges !== undefined && ranges.length === 0) return [];
+    const firstSeq = ranges === undefined ? 0 : Math.min(...ranges.map(([first]) => first));
     const rows = this.statements.readMessageRange.all({
       session: session.id,
-      afterSeq: query.afterSeq ?? 0,
-      firstSeq: ranges === undefined ? 0 : Math.min(...ranges.map(([first]) => first)),
+      fromSeq: Math.max(Math.floor(query.afterSeq ?? 0) + 1, firstSeq),
       lastSeq: ranges === undefined ? Number.MAX_SAFE_INTEGER : Math.max(...ranges.map(([, last]) => last)),
       fromTime: query.fromTime ?? Number.MIN_SAFE_INTEGER,
       toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,

@@ -48,8 +48,10 @@ const SQL = {
   countSummaries: "SELECT count(*) AS count FROM summaries WHERE session_ref = ?",
   readMessagesBySeq: `SELECT seq, identity, role, created_at, tokens, json FROM messages
        WHERE session_ref = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+  // One lower bound on seq: given two (after the cursor, from the first range), SQLite took one for
+  // the index range and checked the other row by row, so every page scanned the session from seq 1.
   readMessageRange: `SELECT seq, identity, role, created_at, tokens, json FROM messages m
-       WHERE session_ref = @session AND seq > @afterSeq AND seq BETWEEN @firstSeq AND @lastSeq
+       WHERE session_ref = @session AND seq BETWEEN @fromSeq AND @lastSeq
          AND created_at BETWEEN @fromTime AND @toTime
          AND (@ranges IS NULL OR EXISTS (
            SELECT 1 FROM json_each(@ranges) r
