@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { configureConnection, migrate, SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
+import { configureConnection, migrate } from "../src/store/sqlite/schema.js";
 import { checkMessageIndex, textRecord } from "./support/search-index.js";
 import { useTempStorePath } from "./support/temp-store.js";
 
@@ -9,11 +9,14 @@ const temp = useTempStorePath("clew-lossless-message-text-");
 /** A message whose content list holds a string, not a block object (a hand-edited transcript). */
 const STRAY_STRING_JSON = JSON.stringify({ content: ["a stray string"], role: "user", timestamp: 2_000 });
 
+/** The schema version before the message-text fix (the eighth migration). */
+const BEFORE_THE_FIX = 7;
+
 /** The store as the version before the fix left it: a heron message, then the stray-string one. */
 function writeDatabaseBeforeTheFix(): void {
   const database = new Database(temp.path());
   configureConnection(database);
-  migrate(database, SCHEMA_VERSION - 1);
+  migrate(database, BEFORE_THE_FIX);
   database.prepare("INSERT INTO sessions (id, session_id, created_at) VALUES (1, 's', 0)").run();
   const insert = database.prepare(`INSERT INTO messages
     (session_ref, seq, identity, identity_key, role, created_at, tokens, json) VALUES (1, ?, ?, ?, 'user', ?, 8, ?)`);

@@ -168,6 +168,13 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   DROP VIEW message_text;
   CREATE VIEW message_text (id, text) AS SELECT m.id, ${MESSAGE_TEXT_SQL} FROM messages m;
   `,
+  // Context items by the message or summary they hold. Deleting a message or a summary checks that
+  // no item still refers to it: without these, every deleted row scanned the whole table, so
+  // deleting a session took time quadratic in its size (5,000 messages: 0.7 s; 50,000: minutes).
+  `
+  CREATE INDEX context_items_by_message ON context_items (message_id) WHERE message_id IS NOT NULL;
+  CREATE INDEX context_items_by_summary ON context_items (summary_id) WHERE summary_id IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
