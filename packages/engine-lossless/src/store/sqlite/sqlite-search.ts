@@ -46,9 +46,11 @@ const BOUNDED_SQL = {
   // Columns before `json` only: SQLite then reads no overflow page of a long message.
   messageHeads: `SELECT seq, role, created_at AS createdAt, tokens FROM messages
        WHERE session_ref = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-  // Seqs of the session's messages among row ids, newest first (for a scattered session).
+  // Seqs of the session's messages among row ids, newest first (for a scattered session). The row
+  // ids are looked up one by one: on `session_ref` (the unary plus turns its index off) SQLite chose
+  // to walk every message of the session instead.
   seqsOfIds: `SELECT seq FROM messages
-       WHERE session_ref = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`,
+       WHERE +session_ref = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`,
   // The same with the join, for a session whose row ids are too scattered to keep as runs.
   newestRankedJoined: `SELECT m.seq AS seq, bm25(messages_fts) AS rank FROM messages_fts
        JOIN messages m ON m.id = messages_fts.rowid
