@@ -1,5 +1,4 @@
 import { readFile, stat } from "node:fs/promises";
-import { isDeepStrictEqual } from "node:util";
 import { type ClewConfig, ConfigError, configPath, parseConfig } from "@clew/core";
 import jju from "jju";
 import JSON5 from "json5";
@@ -56,21 +55,51 @@ export async function editClewConfig(
 
 /**
  * `previous` with its values changed to `config`'s, its formatting kept (jju's update: comments,
- * indentation, quoting and key order stay; new keys follow the file's style). Undefined when the
- * result does not read back as exactly `config`, or a plain JSON file would stop being JSON: the
- * caller then writes plain JSON, which is always exact.
+ * indentation, quoting and key order stay; new keys follow the file's style). Undefined, for the
+ * caller to write plain JSON (always exact), when the result would not read back as exactly
+ * `config`, a plain JSON file would stop being JSON, or the file holds a key jju cannot keep.
  */
 function editedText(previous: string, config: ClewConfig): string | undefined {
   try {
+    // jju's reader drops keys named like Object.prototype members ("constructor", "__proto__"),
+    // so its update would add each of them again on every edit: such a file is not edited in place.
+    jju.parse(previous, { mode: "json5", reserved_keys: "throw" });
     const updated = jju.update(previous, config, { mode: "json5" });
-    const text = updated.endsWith("\n") ? updated : `${updated}\n`;
-    // Compared as JSON: a member the edit set to undefined is absent from both.
-    if (!isDeepStrictEqual(JSON5.parse(text), JSON.parse(JSON.stringify(config)))) return undefined;
+    let text = updated.endsWith("\n") ? updated : `${updated}\n`;
+    // Blocks jju adds end lines with "\n" whatever the file uses.
+    if (previous.includes("\r\n")) text = text.replace(/\r?\n/g, "\r\n");
+    // The file is written as UTF-8, which has no lone surrogate (jju writes one raw, not escaped).
+    if (Buffer.from(text, "utf8").toString("utf8") !== text) return undefined;
+    if (!sameValue(JSON5.parse(text), config)) return undefined;
     if (isPlainJson(previous) && !isPlainJson(text)) return undefined;
     return text;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Deep equality as a JSON5 reader sees values: numbers by `Object.is` (so `Infinity`, `NaN` and
+ * `-0` compare as written), and an object member set to undefined as absent.
+ */
+function sameValue(left: unknown, right: unknown): boolean {
+  if (typeof left !== "object" || left === null || typeof right !== "object" || right === null) {
+    return Object.is(left, right);
+  }
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  if (Array.isArray(left) && Array.isArray(right)) {
+    return left.length === right.length && left.every((item, index) => sameValue(item, right[index]));
+  }
+  const members = (value: object) =>
+    Object.entries(value).filter(([, member]) => member !== undefined) as Array<[string, unknown]>;
+  const leftMembers = members(left);
+  const rightRecord = right as Record<string, unknown>;
+  return (
+    leftMembers.length === members(right).length &&
+    leftMembers.every(
+      ([key, member]) => Object.hasOwn(rightRecord, key) && sameValue(member, rightRecord[key]),
+    )
+  );
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {

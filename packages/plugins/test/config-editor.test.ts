@@ -86,6 +86,45 @@ describe("editClewConfig", () => {
     });
   });
 
+  it("writes a key named like a built-in member once, however often the file is edited", async () => {
+    await temp.writeConfig("// ids\n{ plugins: { entries: { constructor: { enabled: false } } } }\n");
+    for (const enabled of [true, false, true]) {
+      const result = await editClewConfig(temp.home, (config) => {
+        // Object.assign: the member is an own property like any plugin id.
+        Object.assign(config.plugins?.entries ?? {}, { constructor: { enabled } });
+      });
+      expect(result.changed).toBe(true);
+    }
+    const text = await temp.readConfigText();
+    expect(text.match(/constructor/g)).toHaveLength(1);
+    expect(JSON5.parse(text)).toEqual({ plugins: { entries: { constructor: { enabled: true } } } });
+  });
+
+  it("keeps what the file says as written: CRLF line ends and Infinity", async () => {
+    await temp.writeConfig(
+      "{\r\n  // limits\r\n  plugins: { entries: { p: { config: { limit: Infinity } } } },\r\n}\r\n",
+    );
+    const result = await editClewConfig(temp.home, (config) => {
+      config.plugins = { ...config.plugins, slots: { contextEngine: "x" } };
+    });
+    expect(result).toMatchObject({ changed: true, json5Dropped: false });
+    const text = await temp.readConfigText();
+    expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    const read = JSON5.parse(text) as ClewConfig;
+    expect(read.plugins?.entries?.p?.config).toEqual({ limit: Number.POSITIVE_INFINITY });
+    expect(read.plugins?.slots).toEqual({ contextEngine: "x" });
+  });
+
+  it("never writes a lone surrogate raw, which UTF-8 cannot hold", async () => {
+    await temp.writeConfig("// paths\n{ plugins: {} }\n");
+    const path = "C:\\odd\ud800name";
+    await editClewConfig(temp.home, (config) => {
+      config.plugins = { ...config.plugins, load: { paths: [path] } };
+    });
+    const read = JSON5.parse((await readFile(configPath(temp.home))).toString("utf8")) as ClewConfig;
+    expect(read.plugins?.load?.paths).toEqual([path]);
+  });
+
   it("refuses a file that does not parse with ConfigError and leaves it untouched", async () => {
     await temp.writeConfig('{ plugins: { slots: { contextEngine: "x" }');
     const error = await editClewConfig(temp.home, () => undefined).catch((caught: unknown) => caught);
