@@ -17,6 +17,9 @@ import {
 import { findSession } from "./session-rows.js";
 import type { Statements } from "./statements.js";
 
+/** A time window with fewer messages than this is read through the time index. */
+const NARROW_WINDOW_MESSAGES = 2_000;
+
 export class SqliteHistoryReader {
   constructor(
     private readonly database: Database.Database,
@@ -60,7 +63,7 @@ export class SqliteHistoryReader {
     const ranges = query.ranges;
     if (ranges !== undefined && ranges.length === 0) return [];
     const firstSeq = ranges === undefined ? 0 : Math.min(...ranges.map(([first]) => first));
-    const rows = this.statements.readMessageRange.all({
+    const parameters = {
       session: session.id,
       fromSeq: Math.max(Math.floor(query.afterSeq ?? 0) + 1, firstSeq),
       lastSeq: ranges === undefined ? Number.MAX_SAFE_INTEGER : Math.max(...ranges.map(([, last]) => last)),
@@ -68,8 +71,28 @@ export class SqliteHistoryReader {
       toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,
       ranges: ranges === undefined ? null : JSON.stringify(ranges),
       limit: Math.floor(query.limit),
-    }) as MessageRow[];
-    return rows.map(toStoredMessage);
+    };
+    const statement = this.inNarrowWindow(session.id, query)
+      ? this.statements.readMessageTimeWindow
+      : this.statements.readMessageRange;
+    return (statement.all(parameters) as MessageRow[]).map(toStoredMessage);
+  }
+
+  /**
+   * Whether `query` has a time window holding fewer than `NARROW_WINDOW_MESSAGES` of the session's
+   * messages: then reading them by time and sorting them by seq costs less than walking the seq
+   * index from the cursor (72 ms for a window at the end of 50k messages), which a wide window
+   * still does, since its first matches come early.
+   */
+  private inNarrowWindow(sessionRef: number, query: MessageRangeQuery): boolean {
+    if (query.fromTime === undefined && query.toTime === undefined) return false;
+    const count = this.statements.countTimeWindow.get(
+      sessionRef,
+      query.fromTime ?? Number.MIN_SAFE_INTEGER,
+      query.toTime ?? Number.MAX_SAFE_INTEGER,
+      NARROW_WINDOW_MESSAGES,
+    ) as { count: number };
+    return count.count < NARROW_WINDOW_MESSAGES;
   }
 
   /** The summaries found, in the order of `summaryIds`. */

@@ -57,6 +57,18 @@ const SQL = {
            SELECT 1 FROM json_each(@ranges) r
            WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))
        ORDER BY seq LIMIT @limit`,
+  // The same read through the time index: for a narrow time window (see `messageRange`), which the
+  // seq index reaches only after walking every earlier message of the session.
+  readMessageTimeWindow: `SELECT seq, identity, role, created_at, tokens, json FROM messages m INDEXED BY messages_by_time
+       WHERE session_ref = @session AND created_at BETWEEN @fromTime AND @toTime
+         AND seq BETWEEN @fromSeq AND @lastSeq
+         AND (@ranges IS NULL OR EXISTS (
+           SELECT 1 FROM json_each(@ranges) r
+           WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))
+       ORDER BY seq LIMIT @limit`,
+  // How many of the session's messages fall in a time window, counted up to a limit (index only).
+  countTimeWindow: `SELECT count(*) AS count FROM (SELECT 1 FROM messages INDEXED BY messages_by_time
+       WHERE session_ref = ? AND created_at BETWEEN ? AND ? LIMIT ?)`,
   readSummaries: `SELECT * FROM summaries WHERE session_ref = ? AND summary_id IN (SELECT value FROM json_each(?))`,
   findLeafSummaries: `SELECT * FROM summaries
        WHERE session_ref = ? AND kind = 'leaf' AND first_seq <= ? AND last_seq >= ? ORDER BY first_seq`,
