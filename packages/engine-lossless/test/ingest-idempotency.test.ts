@@ -63,14 +63,8 @@ describe("idempotent ingest", () => {
   });
 
   it("stores a turn holding a message of the wrong shape, and the turns after it", async () => {
-    const engine = await engines.engine();
     const history = codingConversation(2);
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engines.engineWithTurn(history);
     // An assistant message whose content is a string: the default counter used to throw on it,
     // which failed the whole write and had every later turn retry the whole snapshot.
     const odd = { role: "assistant", content: "plain text", timestamp: 5_000 } as unknown as AgentMessage;

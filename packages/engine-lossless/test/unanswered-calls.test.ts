@@ -40,13 +40,7 @@ const history: AgentMessage[] = [
 
 describe("tool calls a stored turn never answered", () => {
   it("are answered in the context with synthetic error results, inside the view and at its end", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engines.engineWithTurn(history);
     const result = await engine.assemble({ sessionId: "s", messages: history, tokenBudget: 50_000 });
     expect(unansweredCalls(result.messages)).toEqual([]);
     expect(orphanToolResults(result.messages)).toEqual([]);
@@ -67,13 +61,7 @@ describe("tool calls a stored turn never answered", () => {
   });
 
   it("leaves the stored history as it was: recall reads no synthetic message", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engines.engineWithTurn(history);
     const [, read] = engine.tools({ sessionId: "s" });
     const page = await read?.execute("t", { from: 0, maxTokens: 10_000 });
     expect(JSON.stringify(page?.details)).not.toContain(SYNTHETIC_TOOL_RESULT_TEXT);
@@ -81,13 +69,7 @@ describe("tool calls a stored turn never answered", () => {
   });
 
   it("does not answer the newest call when the host's unstored messages carry its result", async () => {
-    const engine = await engines.engine();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
+    const engine = await engines.engineWithTurn(history);
     const result = toolResult("call_last", "read", "INFO all good", T + 6);
     const assembled = await engine.assemble({
       sessionId: "s",

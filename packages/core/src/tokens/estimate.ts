@@ -5,14 +5,15 @@ import type { TokenCounter } from "./token-counter.js";
 const IMAGE_CHARS = 4_800;
 
 // Han, Hiragana, Katakana and Hangul: one character is about one token, not a quarter.
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/gu;
+const CJK_RANGES = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af";
+const CJK = new RegExp(`[${CJK_RANGES}]`, "gu");
 
 /**
  * A surrogate (half of an astral code point) or a CJK character: a text with neither has as many
  * code points as UTF-16 units and no CJK surcharge, so its `length` is the answer. One native scan
  * instead of iterating code points: most texts (English, code, logs) take this path.
  */
-const NOT_SIMPLE = /[\ud800-\udfff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+const NOT_SIMPLE = new RegExp(`[\\ud800-\\udfff${CJK_RANGES}]`);
 
 /** Code points plus three per CJK character, so that `/4` counts each CJK character as one token. */
 export function estimateStringChars(text: string): number {

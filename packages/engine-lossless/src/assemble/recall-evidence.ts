@@ -8,18 +8,12 @@
  * the context, and never goes over its room: it is counted with the engine's counter once built,
  * and the lowest-ranked message is dropped until it fits.
  */
-import {
-  type AgentMessage,
-  isAssistantMessage,
-  isToolResultMessage,
-  type TokenCounter,
-  toolCallsOf,
-} from "@clew/core";
+import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
-import { runningTurnStart } from "../view/turn-start.js";
+import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
 import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
 
@@ -84,14 +78,6 @@ export function placeEvidence(
   // part that starts with results): the block then goes before the call.
   while (at > 0 && (isToolResult(messages[at]) || hasToolCalls(messages[at - 1]))) at -= 1;
   return [...messages.slice(0, at), block, ...messages.slice(at)];
-}
-
-function isToolResult(message: AgentMessage | undefined): boolean {
-  return message !== undefined && isToolResultMessage(message);
-}
-
-function hasToolCalls(message: AgentMessage | undefined): boolean {
-  return message !== undefined && isAssistantMessage(message) && toolCallsOf(message).length > 0;
 }
 
 export interface EvidenceRequest {

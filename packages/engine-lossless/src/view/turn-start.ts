@@ -12,11 +12,14 @@ import {
   toolCallsOf,
 } from "@clew/core";
 
-/** Index of the newest user message in `messages[from…]`, or -1 when there is none. */
-export function newestUserIndex(messages: readonly AgentMessage[], from = 0): number {
-  for (let index = messages.length - 1; index >= Math.max(0, from); index--)
-    if (isUserMessage(messages[index] as AgentMessage)) return index;
-  return -1;
+/** Whether `message` is a tool result. */
+export function isToolResult(message: AgentMessage | undefined): boolean {
+  return message !== undefined && isToolResultMessage(message);
+}
+
+/** Whether `message` is an assistant message calling tools (its results follow it). */
+export function hasToolCalls(message: AgentMessage | undefined): boolean {
+  return message !== undefined && isAssistantMessage(message) && toolCallsOf(message).length > 0;
 }
 
 /**
@@ -30,10 +33,7 @@ export function runningTurnStart(messages: readonly AgentMessage[]): number {
   for (let index = messages.length - 1; index >= 0; index--) {
     if (!isUserMessage(messages[index] as AgentMessage)) continue;
     const before = messages[index - 1];
-    const steering =
-      before !== undefined &&
-      (isToolResultMessage(before) || (isAssistantMessage(before) && toolCallsOf(before).length > 0));
-    if (!steering) return index;
+    if (!isToolResult(before) && !hasToolCalls(before)) return index;
     oldestSteering = index;
   }
   return oldestSteering;

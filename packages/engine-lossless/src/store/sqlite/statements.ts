@@ -5,6 +5,20 @@
  */
 import type Database from "better-sqlite3";
 
+/** A stored message's columns, as `MessageRow` reads them. */
+const MESSAGE_COLUMNS = "seq, identity, role, created_at, tokens, json";
+
+/**
+ * The messages of a range read (`MessageRangeQuery`), as `m`. One lower bound on seq: given two
+ * (after the cursor, from the first range), SQLite took one for the index range and checked the
+ * other row by row, so every page scanned the session from seq 1.
+ */
+const MESSAGE_RANGE = `session_ref = @session AND seq BETWEEN @fromSeq AND @lastSeq
+         AND created_at BETWEEN @fromTime AND @toTime
+         AND (@ranges IS NULL OR EXISTS (
+           SELECT 1 FROM json_each(@ranges) r
+           WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))`;
+
 const SQL = {
   findSession: "SELECT id, next_seq, next_position, view_version FROM sessions WHERE session_id = ?",
   insertSession: "INSERT INTO sessions (session_id, created_at) VALUES (?, ?)",
@@ -46,26 +60,13 @@ const SQL = {
        WHERE c.session_ref = ? ORDER BY c.position`,
   countMessages: "SELECT count(*) AS count FROM messages WHERE session_ref = ?",
   countSummaries: "SELECT count(*) AS count FROM summaries WHERE session_ref = ?",
-  readMessagesBySeq: `SELECT seq, identity, role, created_at, tokens, json FROM messages
+  readMessagesBySeq: `SELECT ${MESSAGE_COLUMNS} FROM messages
        WHERE session_ref = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-  // One lower bound on seq: given two (after the cursor, from the first range), SQLite took one for
-  // the index range and checked the other row by row, so every page scanned the session from seq 1.
-  readMessageRange: `SELECT seq, identity, role, created_at, tokens, json FROM messages m
-       WHERE session_ref = @session AND seq BETWEEN @fromSeq AND @lastSeq
-         AND created_at BETWEEN @fromTime AND @toTime
-         AND (@ranges IS NULL OR EXISTS (
-           SELECT 1 FROM json_each(@ranges) r
-           WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))
-       ORDER BY seq LIMIT @limit`,
+  readMessageRange: `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE ${MESSAGE_RANGE} ORDER BY seq LIMIT @limit`,
   // The same read through the time index: for a narrow time window (see `messageRange`), which the
   // seq index reaches only after walking every earlier message of the session.
-  readMessageTimeWindow: `SELECT seq, identity, role, created_at, tokens, json FROM messages m INDEXED BY messages_by_time
-       WHERE session_ref = @session AND created_at BETWEEN @fromTime AND @toTime
-         AND seq BETWEEN @fromSeq AND @lastSeq
-         AND (@ranges IS NULL OR EXISTS (
-           SELECT 1 FROM json_each(@ranges) r
-           WHERE m.seq BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]')))
-       ORDER BY seq LIMIT @limit`,
+  readMessageTimeWindow: `SELECT ${MESSAGE_COLUMNS} FROM messages m INDEXED BY messages_by_time
+       WHERE ${MESSAGE_RANGE} ORDER BY seq LIMIT @limit`,
   // How many of the session's messages fall in a time window, counted up to a limit (index only).
   countTimeWindow: `SELECT count(*) AS count FROM (SELECT 1 FROM messages INDEXED BY messages_by_time
        WHERE session_ref = ? AND created_at BETWEEN ? AND ? LIMIT ?)`,
