@@ -101,7 +101,7 @@ describe("the threshold compaction and a run another worker is preparing", () =>
   });
 });
 
-describe("a running turn whose first user message sits inside a tool group", () => {
+describe("a running turn whose first user message is a steering message typed in its first step", () => {
   const T = 1_700_000_000_000;
   const stored: AgentMessage[] = [userText("hello", T), assistantText("hi", T + 1)];
   const steering = userText("also skip the vendored packages", T + 5);
@@ -131,25 +131,19 @@ describe("a running turn whose first user message sits inside a tool group", () 
     return engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget: TOKEN_BUDGET });
   }
 
-  it("does not pin it: the context is the note, then the newest whole steps, within budget", async () => {
-    const turn = turnWithSteering(true);
-    const result = await assembleTurn(turn);
-    expect(result.estimatedTokens).toBeLessThanOrEqual(TOKEN_BUDGET);
-    expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages of this turn/);
-    const newest = result.messages.slice(1);
-    expect(newest.length).toBeGreaterThan(10);
-    expect(newest).toEqual(turn.slice(-newest.length));
-    expect(result.messages).not.toContainEqual(steering);
-    expect(orphanToolResults(result.messages)).toEqual([]);
-  });
-
-  it("pins the same message when it is typed after the result, where a group of its own starts", async () => {
-    const turn = turnWithSteering(false);
-    const result = await assembleTurn(turn);
-    expect(result.estimatedTokens).toBeLessThanOrEqual(TOKEN_BUDGET);
-    expect(result.messages[1]).toEqual(steering);
-    const newest = result.messages.slice(2);
-    expect(newest).toEqual(turn.slice(-newest.length));
-    expect(orphanToolResults(result.messages)).toEqual([]);
-  });
+  // Typed before the result, the message ends the call's group as it will once stored: the call
+  // gets a synthetic result there and its late result is left out (see `assembledAfter`), so the
+  // message stands where a group of its own starts, as it does when typed after the result.
+  for (const beforeResult of [true, false])
+    it(`pins it when typed ${beforeResult ? "before" : "after"} the result, never separating a result from its call`, async () => {
+      const turn = turnWithSteering(beforeResult);
+      const result = await assembleTurn(turn);
+      expect(result.estimatedTokens).toBeLessThanOrEqual(TOKEN_BUDGET);
+      expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages of this turn/);
+      expect(result.messages[1]).toEqual(steering);
+      const newest = result.messages.slice(2);
+      expect(newest.length).toBeGreaterThan(10);
+      expect(newest).toEqual(turn.slice(-newest.length));
+      expect(orphanToolResults(result.messages)).toEqual([]);
+    });
 });

@@ -3,6 +3,7 @@ import { type AgentMessage, charEstimateTokenCounter, MemoryLogger, type Summari
 import { afterAll, describe, expect, it } from "vitest";
 import { excerptOf } from "../src/assemble/excerpt.js";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
+import { buildNode } from "../src/compaction/build-node.js";
 import { PagedSessionIndex, SessionIndexes } from "../src/embeddings/session-indexes.js";
 import {
   BUILTIN_MAX_WORDS,
@@ -23,6 +24,7 @@ import {
 import { textRecord } from "./support/search-index.js";
 import { TempEngines } from "./support/temp-engine.js";
 import { useTempStorePath } from "./support/temp-store.js";
+import { raw } from "./support/view-items.js";
 
 const engines = new TempEngines();
 const databases = new TempDatabases();
@@ -205,5 +207,40 @@ describe("the cost of a paid but unusable summary", () => {
 
     const spend = await engine.spendReport("s");
     expect(spend.lifetime).toMatchObject({ calls, spentTokens: 550 * calls, debtChunks: 0 });
+  });
+});
+
+describe("a node whose room cannot hold a cut summary", () => {
+  it("is not asked of the summarizer, so no paid answer is thrown away for want of room", async () => {
+    const settings = {
+      counter: charEstimateTokenCounter,
+      summarizerTimeoutMs: 5_000,
+      logger: new MemoryLogger(),
+      now: () => START,
+    };
+    let built = 0;
+    let paidThenDropped = 0;
+    for (let maxTokens = 10; maxTokens <= 200; maxTokens++) {
+      let calls = 0;
+      const paid: Summarizer = {
+        id: "model:test/paid",
+        summarize: async (input) => {
+          calls += 1;
+          input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.01 });
+          return "a summary longer than any room it is given. ".repeat(40);
+        },
+      };
+      const node = await buildNode(
+        { ...settings, summarizer: paid },
+        { sessionId: "s", items: [raw(1), raw(2)], maxTokens },
+      );
+      if (node !== undefined) {
+        built += 1;
+        expect(node.summary.costUsd).toBe(0.01);
+        expect(node.item.tokens).toBeLessThanOrEqual(maxTokens);
+      } else if (calls > 0) paidThenDropped += 1;
+    }
+    expect(built).toBeGreaterThan(50);
+    expect(paidThenDropped).toBe(0);
   });
 });

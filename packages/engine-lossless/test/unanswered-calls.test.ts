@@ -27,6 +27,25 @@ function unansweredCalls(messages: readonly AgentMessage[]): string[] {
   );
 }
 
+/**
+ * Ids of tool results a provider would reject: not in the group of the assistant message that
+ * called them (only results may sit between the two), or answering a call already answered.
+ */
+function misplacedResults(messages: readonly AgentMessage[]): string[] {
+  let groupCalls = new Set<string>();
+  const misplaced: string[] = [];
+  for (const message of messages) {
+    if (message.role !== "toolResult") {
+      groupCalls = new Set(
+        message.role === "assistant"
+          ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
+          : [],
+      );
+    } else if (!groupCalls.delete(message.toolCallId)) misplaced.push(message.toolCallId);
+  }
+  return misplaced;
+}
+
 const T = 1_700_000_000_000;
 /** A turn aborted mid-tool: the call was stored, its result never was. */
 const history: AgentMessage[] = [
@@ -79,6 +98,59 @@ describe("tool calls a stored turn never answered", () => {
     expect(assembled.messages.at(-1)).toEqual(result);
     expect(unansweredCalls(assembled.messages)).toEqual([]);
     expect(JSON.stringify(assembled.messages).split(SYNTHETIC_TOOL_RESULT_TEXT).length - 1).toBe(1);
+  });
+});
+
+describe("a steering message typed between a call and its result", () => {
+  const steering = userText("also look at the error log", T + 6);
+  const late = toolResult("call_last", "read", "INFO all good", T + 7);
+
+  it("gives the newest stored call one result, the same before and after the turn is stored", async () => {
+    const engine = await engines.engineWithTurn(history);
+    const messages = [...history, steering, late];
+    const during = await engine.assemble({ sessionId: "s", messages, tokenBudget: 50_000 });
+    expect(misplacedResults(during.messages)).toEqual([]);
+    expect(unansweredCalls(during.messages)).toEqual([]);
+    expect(during.messages.at(-1)).toEqual(steering);
+    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 6 });
+    const after = await engine.assemble({ sessionId: "s", messages, tokenBudget: 50_000 });
+    expect(after.messages).toEqual(during.messages);
+  });
+
+  it("groups a running turn's own calls the same way, inside a budget that cuts the view", async () => {
+    const engine = await engines.engineWithTurn(history.slice(0, 4));
+    const running: AgentMessage[] = [
+      userText("and now check the logs", T + 4),
+      assistantToolCall("call_a", "read", { path: "logs/a.log" }, T + 5),
+      steering,
+      toolResult("call_a", "read", "a: fine", T + 7),
+      assistantToolCall("call_b", "read", { path: "logs/b.log" }, T + 8),
+      toolResult("call_b", "read", "b: fine", T + 9),
+      toolResult("call_b", "read", "b: fine, again", T + 10),
+    ];
+    for (const tokenBudget of [50_000, 400]) {
+      const result = await engine.assemble({
+        sessionId: "s",
+        messages: [...history.slice(0, 4), ...running],
+        tokenBudget,
+      });
+      expect(misplacedResults(result.messages)).toEqual([]);
+      expect(unansweredCalls(result.messages)).toEqual([]);
+      expect(result.messages.at(-1)).toEqual(running[5]);
+    }
+  });
+
+  it("keeps one result per call in a stored history that holds two", async () => {
+    const twice: AgentMessage[] = [
+      ...history.slice(0, 5),
+      assistantToolCall("call_twice", "read", { path: "a" }, T + 5),
+      toolResult("call_twice", "read", "first", T + 6),
+      toolResult("call_twice", "read", "second", T + 7),
+    ];
+    const engine = await engines.engineWithTurn(twice);
+    const result = await engine.assemble({ sessionId: "s", messages: twice, tokenBudget: 50_000 });
+    expect(misplacedResults(result.messages)).toEqual([]);
+    expect(result.messages.at(-1)).toEqual(twice[6]);
   });
 });
 

@@ -7,7 +7,6 @@
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import { runningTurnStart } from "../view/turn-start.js";
-import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
 /**
@@ -31,15 +30,15 @@ export function assembleView(
   budget: number,
   counter: TokenCounter,
 ): AssembledView {
-  const { messages: live, found } = unstoredTail(view, hostMessages);
+  const { messages: unstored, found } = unstoredTail(view, hostMessages);
+  // Grouped as the view will group them once stored: calls left unanswered (the view's newest
+  // among them) get synthetic results, and results without their call are left out.
+  const live = view.assembledAfter(unstored);
   const liveTokens = live.map((message) => counter.countMessage(message));
-  // Calls of the newest stored turn that never got a result are answered after the view.
-  const answers = view.openCallResults(leadingAnswers(live));
-  const answerTokens = answers.map(syntheticResultTokens);
-  const liveTotal = [...liveTokens, ...answerTokens].reduce((sum, tokens) => sum + tokens, 0);
+  const liveTotal = liveTokens.reduce((sum, tokens) => sum + tokens, 0);
   if (view.assembledTokens + liveTotal <= budget) {
     return {
-      messages: [...view.assembled, ...answers, ...live],
+      messages: [...view.assembled, ...live],
       tokens: view.assembledTokens + liveTotal,
       omitted: 0,
       clipped: 0,
@@ -62,12 +61,6 @@ export function assembleView(
   const before = tallyOf(view.prefixTally(first));
   const entries: AssemblyEntry[] = [
     ...items.slice(first).map(entryOf),
-    ...answers.map((message, index) => ({
-      message,
-      tokens: answerTokens[index] ?? 0,
-      startsGroup: false,
-      label: undefined,
-    })),
     ...live.map((message, index) => ({
       message,
       tokens: liveTokens[index] ?? 0,
@@ -83,27 +76,15 @@ export function assembleView(
 
 /**
  * Index in `entries` of the running turn's prompt among the last `live` entries (the host's
- * messages not stored yet; see `runningTurnStart`), when a group of its own starts after it (so
- * keeping it apart never separates a result from its call); else undefined. Live entries may hold
- * older turns too (a view that stored nothing): the prompt is the running turn's, not the oldest.
+ * messages not stored yet; see `runningTurnStart`), or undefined. Live entries may hold older
+ * turns too (a view that stored nothing): the prompt is the running turn's, not the oldest. Keeping
+ * it apart never separates a result from its call: live messages are grouped (`assembledAfter`),
+ * so a user message always starts a group of its own.
  */
 function turnPrompt(entries: readonly AssemblyEntry[], live: number): number | undefined {
   const liveStart = Math.max(0, entries.length - live);
   const start = runningTurnStart(entries.slice(liveStart).map((entry) => entry.message));
-  if (start < 0) return undefined;
-  const index = liveStart + start;
-  return entries[index + 1]?.startsGroup === false ? undefined : index;
-}
-
-/** Ids answered by the tool results at the start of `messages` (they continue the view's last turn). */
-function leadingAnswers(messages: readonly AgentMessage[]): Set<string> {
-  const answered = new Set<string>();
-  for (const message of messages) {
-    const record = message as unknown as Record<string, unknown>;
-    if (record.role !== "toolResult") break;
-    if (typeof record.toolCallId === "string") answered.add(record.toolCallId);
-  }
-  return answered;
+  return start < 0 ? undefined : liveStart + start;
 }
 
 function tallyOf(prefix: ReturnType<SessionView["prefixTally"]>): OmittedTally {

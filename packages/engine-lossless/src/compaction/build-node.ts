@@ -16,7 +16,7 @@ import type { ContextEdit, NewSummary, SummaryAnchor } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import { anchorsOfLeaf, anchorsOfMessages, mergeAnchors } from "./anchors.js";
 import { mergeRanges } from "./plan.js";
-import { envelopeTokens, fitSummary, type SummaryEnvelope } from "./render-summary.js";
+import { envelopeTokens, fitSummary, type SummaryEnvelope, smallestSummaryTokens } from "./render-summary.js";
 import { writeSummaryText } from "./write-summary-text.js";
 
 export interface NodeSettings {
@@ -42,7 +42,10 @@ export interface BuiltNode {
   item: ViewItem;
 }
 
-/** The node, or undefined when `maxTokens` is too small for even an empty summary. */
+/**
+ * The node, or undefined when `maxTokens` cannot hold the smallest summary (its envelope and the
+ * cut marker): then no summarizer is called.
+ */
 export async function buildNode(
   settings: NodeSettings,
   request: NodeRequest,
@@ -66,8 +69,8 @@ export async function buildNode(
     ),
     latestAt: request.items.reduce((latest, item) => Math.max(latest, item.createdAt), 0),
   };
+  if (smallestSummaryTokens(envelope, settings.counter) > request.maxTokens) return undefined;
   const overhead = envelopeTokens(envelope, settings.counter);
-  if (overhead >= request.maxTokens) return undefined;
   const anchors =
     children.length === 0
       ? anchorsOfLeaf(stragglers)
@@ -87,6 +90,7 @@ export async function buildNode(
     ...(request.customInstructions === undefined ? {} : { customInstructions: request.customInstructions }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
+  // Never undefined here: the room holds the cut marker (checked above).
   const fitted = fitSummary(envelope, text.text, request.maxTokens, settings.counter);
   if (fitted === undefined) return undefined;
   const summary = newSummary(

@@ -61,7 +61,7 @@ export function fitSummary(
   };
   const whole = render(body);
   if (whole.tokens <= maxTokens) return whole;
-  const marker = `\n[… summary cut to fit; recall_describe ${envelope.summaryId} lists its anchors]`;
+  const marker = cutMarker(envelope);
   if (render(marker).tokens > maxTokens) return undefined;
   let low = 0;
   let high = body.length;
@@ -73,7 +73,20 @@ export function fitSummary(
   return render(`${body.slice(0, low)}${marker}`);
 }
 
-/** Tokens of a summary with an empty body: below this no summary can be made. */
+/**
+ * Tokens of the smallest summary `fitSummary` makes of any body: the envelope around the cut
+ * marker alone. Given less room, a node can be written only from a text short enough to fit whole,
+ * which no summarizer can promise, so none is asked (its answer, and what it cost, would be lost).
+ */
+export function smallestSummaryTokens(envelope: SummaryEnvelope, counter: TokenCounter): number {
+  return counter.countMessage(renderSummaryMessage(envelope, cutMarker(envelope)));
+}
+
+function cutMarker(envelope: SummaryEnvelope): string {
+  return `\n[… summary cut to fit; recall_describe ${envelope.summaryId} lists its anchors]`;
+}
+
+/** Tokens of a summary with an empty body: what the envelope takes of a node's room. */
 export function envelopeTokens(envelope: SummaryEnvelope, counter: TokenCounter): number {
   return counter.countMessage(renderSummaryMessage(envelope, ""));
 }

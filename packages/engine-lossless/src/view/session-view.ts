@@ -102,7 +102,11 @@ export class SessionView {
       this.closeGroup(item);
       this.openCallIds = new Set(toolCallIdsOf(item.message));
       this.openCalls.start(item.message);
-    } else if (!orphan) this.openCalls.answer(toolCallId);
+    } else if (!orphan) {
+      // A second result for the same call is an orphan too: no provider pairs two with one call.
+      this.openCallIds.delete(toolCallId);
+      this.openCalls.answer(toolCallId);
+    }
     // Built field by field: an object spread of items made in many places costs most of a push.
     const full: ViewItem = {
       position: item.position,
@@ -123,11 +127,29 @@ export class SessionView {
   }
 
   /**
-   * Synthetic error results for the newest group's calls that have none, unless `laterAnswers`
-   * (the host's messages after the view) answer them: what the context needs after the view.
+   * `messages` (the host's, after the view's newest) as the view will assemble them once they are
+   * stored, so a turn sends what the next turn sends for the same messages: a result whose call is
+   * not in its group, or already answered, is left out; calls a group leaves unanswered get synthetic
+   * results where it ends. Leading results continue the view's newest group. The view is unchanged.
    */
-  openCallResults(laterAnswers?: ReadonlySet<string>): AgentMessage[] {
-    return this.openCalls.unanswered(laterAnswers);
+  assembledAfter(messages: readonly AgentMessage[]): AgentMessage[] {
+    const openCalls = this.openCalls.copy();
+    let openIds = new Set(this.openCallIds);
+    const assembled: AgentMessage[] = [];
+    for (const message of messages) {
+      const toolCallId = toolResultCallId(message);
+      if (toolCallId === undefined) {
+        assembled.push(...openCalls.unanswered());
+        openIds = new Set(toolCallIdsOf(message));
+        openCalls.start(message);
+        assembled.push(message);
+      } else if (openIds.delete(toolCallId)) {
+        openCalls.answer(toolCallId);
+        assembled.push(message);
+      }
+    }
+    assembled.push(...openCalls.unanswered());
+    return assembled;
   }
 
   /** A group ends at `next`: its calls that got no result are answered in the context. */

@@ -31,6 +31,15 @@ export class OpenCalls {
     this.answered.add(toolCallId);
   }
 
+  /** A copy to continue from without changing this one. */
+  copy(): OpenCalls {
+    const copy = new OpenCalls();
+    copy.calls = this.calls;
+    copy.timestamp = this.timestamp;
+    for (const id of this.answered) copy.answered.add(id);
+    return copy;
+  }
+
   /** Synthetic error results for the calls still open, leaving out those `laterAnswers` answer. */
   unanswered(laterAnswers: ReadonlySet<string> = new Set()): AgentMessage[] {
     return this.calls
