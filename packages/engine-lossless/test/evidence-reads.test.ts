@@ -1,6 +1,8 @@
-import { charEstimateTokenCounter } from "@clew/core";
+import { charEstimateTokenCounter, MemoryLogger } from "@clew/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { recallEvidence } from "../src/assemble/recall-evidence.js";
+import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
+import type { WordVectorTable } from "../src/embeddings/word-vectors/word-vector-table.js";
 import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { textRecord } from "./support/search-index.js";
@@ -13,14 +15,18 @@ beforeEach(() => {
   store = temp.open();
 });
 
-/** `store` with the seqs of every `readMessages` call recorded. */
-function recordingReads(target: LosslessStore, reads: number[][]): LosslessStore {
+/** `store` with the seqs of every `readMessages` (or `readMessageHeads`) call recorded. */
+function recordingReads(
+  target: LosslessStore,
+  reads: number[][],
+  method: "readMessages" | "readMessageHeads" = "readMessages",
+): LosslessStore {
   return new Proxy(target, {
     get(object, property, receiver) {
-      if (property === "readMessages") {
+      if (property === method) {
         return (sessionId: string, seqs: readonly number[]) => {
           reads.push([...seqs]);
-          return object.readMessages(sessionId, seqs);
+          return object[method](sessionId, seqs);
         };
       }
       const value = Reflect.get(object, property, receiver);
@@ -56,5 +62,71 @@ describe("evidence reads", () => {
     for (const seq of evidence?.seqs ?? []) {
       expect(String(evidence?.message.content)).toContain(`kestrel sighting ${seq}:`);
     }
+  });
+
+  /** Exchanges of a question and its answer; every second answer (seq ≡ 0 mod 4) mentions the kestrel. */
+  async function storeExchanges(): Promise<void> {
+    const records = Array.from({ length: 80 }, (_, index) => {
+      const seq = index + 1;
+      const answer = seq % 2 === 0;
+      const text = answer && seq % 4 === 0 ? `a kestrel over field ${seq}` : `field note ${seq}`;
+      const record = textRecord("s1", seq, text);
+      return answer
+        ? {
+            ...record,
+            role: "assistant",
+            json: JSON.stringify({ ...JSON.parse(record.json), role: "assistant" }),
+          }
+        : record;
+    });
+    await store.appendMessages("s1", records);
+  }
+
+  it("reads the heads of the hits and of the neighbours their roles point to, no others", async () => {
+    await storeExchanges();
+    const reads: number[][] = [];
+    const evidence = await recallEvidence({
+      store: recordingReads(store, reads, "readMessageHeads"),
+      sessionId: "s1",
+      query: "where was the kestrel?",
+      inContext: () => false,
+      roomTokens: 2_000,
+      counter: charEstimateTokenCounter,
+    });
+    expect(evidence?.seqs).toEqual(expect.arrayContaining([79, 80]));
+    const read = reads.flat();
+    // The hits (answers, seq ≡ 0 mod 4) and their questions just before them; never the question after.
+    expect(read.filter((seq) => seq % 4 === 0).length).toBe(20);
+    expect(read.filter((seq) => seq % 4 === 3).length).toBe(20);
+    expect(read.filter((seq) => seq % 4 === 1 || seq % 4 === 2)).toEqual([]);
+    expect(new Set(read).size).toBe(read.length);
+  });
+
+  it("with soft term hits, reads the neighbours' heads of the hits chosen only", async () => {
+    await storeExchanges();
+    const table: WordVectorTable = {
+      dimensions: 4,
+      rows: new Map([["kestrel", 0]]),
+      components: new Int8Array(4).fill(1),
+      scales: new Float32Array(1).fill(0.01),
+    };
+    const reads: number[][] = [];
+    const evidence = await recallEvidence({
+      store: recordingReads(store, reads, "readMessageHeads"),
+      sessionId: "s1",
+      query: "where was the kestrel?",
+      inContext: () => false,
+      roomTokens: 160,
+      counter: charEstimateTokenCounter,
+      meaning: createSoftTermRecall(table, { logger: new MemoryLogger() }),
+    });
+    const shown = evidence?.seqs ?? [];
+    expect(shown.filter((seq) => seq % 4 === 0).length).toBeGreaterThan(0);
+    const hitsShown = shown.filter((seq) => seq % 4 === 0).length;
+    const read = reads.flat();
+    expect(read.filter((seq) => seq % 4 === 0).length).toBe(20);
+    const neighboursRead = read.filter((seq) => seq % 4 !== 0);
+    expect(neighboursRead.length).toBeGreaterThan(0);
+    expect(neighboursRead.length).toBeLessThanOrEqual(hitsShown);
   });
 });

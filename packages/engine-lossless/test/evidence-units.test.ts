@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { chooseExchanges, chooseHitsThenPartners, type UnitChoice } from "../src/assemble/evidence-units.js";
+import {
+  chooseExchanges,
+  chooseHits,
+  partnerSeqOf,
+  type UnitChoice,
+  withPartners,
+} from "../src/assemble/evidence-units.js";
 import type { StoredMessageHead } from "../src/store/store.js";
 
 /** Seqs 1–4: user, assistant, user, assistant; 10 tokens each (26 with the header estimate). */
@@ -21,6 +27,10 @@ function choice(roomTokens: number, inContext: (seq: number) => boolean = () => 
     roomTokens,
   };
 }
+
+/** Hits first, then the partners of those chosen, as query-aware evidence with soft term hits does. */
+const chooseHitsThenPartners = (units: UnitChoice) =>
+  withPartners(chooseHits(units), units.bySeq, units.inContext);
 
 const seqsOf = (units: StoredMessageHead[][]) => units.map((unit) => unit.map((head) => head.seq));
 
@@ -45,5 +55,10 @@ describe("evidence units", () => {
     const inContext = (seq: number) => seq === 4 || seq === 1;
     expect(seqsOf(chooseHitsThenPartners(choice(200, inContext)))).toEqual([[3]]);
     expect(seqsOf(chooseExchanges(choice(200, inContext)))).toEqual([[3], [2]]);
+  });
+
+  it("looks for a user message's partner after it, an assistant's before it, and none for a tool result", () => {
+    expect(heads.map(partnerSeqOf)).toEqual([2, 1, 4, 3]);
+    expect(partnerSeqOf({ seq: 7, role: "toolResult", createdAt: 7, tokens: 10 })).toBeUndefined();
   });
 });

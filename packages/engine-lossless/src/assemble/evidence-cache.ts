@@ -63,7 +63,7 @@ export class EvidenceCache {
         store: this.options.store,
         sessionId,
         query: text,
-        inContext: (seq) => view.hasRawFrom(seq, assembled.keptFrom),
+        inContext: view.rawFrom(assembled.keptFrom),
         roomTokens: room,
         counter: this.options.counter,
         ...(this.options.meaning === undefined ? {} : { meaning: this.options.meaning }),

@@ -60,25 +60,50 @@ export function chooseExchanges(choice: UnitChoice): StoredMessageHead[][] {
 }
 
 /**
- * Each hit on its own, best first while it fits; then, in the same order, each chosen hit's
- * partner where room is left. One message per unit, in the order taken: the hits, then the
- * partners (so a block trimmed from the end loses partners before hits).
+ * Each hit on its own, best first while it fits; then (`withPartners`), in the same order, each
+ * chosen hit's partner where room is left. Split in two so that only the chosen hits' partners need
+ * their heads read.
  */
-export function chooseHitsThenPartners(choice: UnitChoice): StoredMessageHead[][] {
-  const budget = new Room(choice.roomTokens);
+export function chooseHits(choice: UnitChoice): ChosenHits {
+  const room = new Room(choice.roomTokens);
   const hits: StoredMessageHead[] = [];
   for (const hit of choice.hits) {
     const message = choice.bySeq.get(hit.key);
-    if (message === undefined || choice.inContext(hit.key) || budget.has(hit.key)) continue;
-    if (budget.take([message])) hits.push(message);
+    if (message === undefined || choice.inContext(hit.key) || room.has(hit.key)) continue;
+    if (room.take([message])) hits.push(message);
   }
+  return { hits, room };
+}
+
+export interface ChosenHits {
+  hits: StoredMessageHead[];
+  room: Room;
+}
+
+/**
+ * The hits of `chosen` and then the partners that fit, one message per unit, in the order taken
+ * (so a block trimmed from the end loses partners before hits). `bySeq` must hold the hits'
+ * partners (`partnerSeqOf`).
+ */
+export function withPartners(
+  chosen: ChosenHits,
+  bySeq: ReadonlyMap<number, StoredMessageHead>,
+  inContext: (seq: number) => boolean,
+): StoredMessageHead[][] {
+  const { hits, room } = chosen;
   const partners: StoredMessageHead[] = [];
   for (const hit of hits) {
-    const partner = partnerOf(hit, choice.bySeq);
-    if (partner === undefined || choice.inContext(partner.seq) || budget.has(partner.seq)) continue;
-    if (budget.take([partner])) partners.push(partner);
+    const partner = partnerOf(hit, bySeq);
+    if (partner === undefined || inContext(partner.seq) || room.has(partner.seq)) continue;
+    if (room.take([partner])) partners.push(partner);
   }
   return [...hits, ...partners].map((message) => [message]);
+}
+
+/** The seq of the message `message` may belong with (see `partnerOf`), when its role has one. */
+export function partnerSeqOf(message: StoredMessageHead): number | undefined {
+  if (message.role === "user") return message.seq + 1;
+  return message.role === "assistant" ? message.seq - 1 : undefined;
 }
 
 /** The message `message` belongs with, when its head is known: see the file comment. */
@@ -86,7 +111,8 @@ function partnerOf(
   message: StoredMessageHead,
   bySeq: ReadonlyMap<number, StoredMessageHead>,
 ): StoredMessageHead | undefined {
-  const partner = bySeq.get(message.role === "user" ? message.seq + 1 : message.seq - 1);
+  const seq = partnerSeqOf(message);
+  const partner = seq === undefined ? undefined : bySeq.get(seq);
   if (partner === undefined) return undefined;
   const roles = new Set([message.role, partner.role]);
   const ordered = (message.role === "user") === partner.seq > message.seq;
@@ -94,7 +120,7 @@ function partnerOf(
 }
 
 /** The room left, and the seqs already taken. */
-class Room {
+export class Room {
   private used = 0;
   private readonly taken = new Set<number>();
 

@@ -14,7 +14,7 @@ import { messageLabel, readingBody, readingHeader } from "../recall/message-text
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, StoredMessageHead } from "../store/store.js";
 import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
-import { chooseExchanges, chooseHitsThenPartners } from "./evidence-units.js";
+import { chooseExchanges, chooseHits, partnerSeqOf, withPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
 
 /** Search words taken from the prompt. */
@@ -129,26 +129,22 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
         ? followedBy(meaningHits, wordHits, CANDIDATES)
         : followedBy(wordHits, meaningHits, CANDIDATES);
   if (hits.length === 0) return undefined;
-  // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
-  // result can be tens of kilobytes, and most candidates are never shown).
-  const around = hits.flatMap((hit) => [hit.key - 1, hit.key, hit.key + 1]);
-  const heads = await request.store.readMessageHeads(request.sessionId, [...new Set(around)]);
   const roomTokens = request.roomTokens - INTRO_TOKENS;
-  // A message too large to repeat whole goes in as an excerpt around its matches, at the
-  // excerpt's size: a long tool output holding the answer would otherwise never fit.
-  const excerptTokens = Math.min(EXCERPT_TOKENS, Math.floor(roomTokens * WHOLE_SHARE));
-  const excerpted = new Set(
-    heads.filter((head) => head.tokens > roomTokens * WHOLE_SHARE).map((head) => head.seq),
-  );
-  const bySeq = new Map(
-    heads.map((head) => [
-      head.seq,
-      excerpted.has(head.seq) ? { ...head, tokens: excerptTokens + EXCERPT_NOTE_TOKENS } : head,
-    ]),
-  );
-  const choice = { hits, bySeq, inContext: request.inContext, roomTokens };
-  const chosen =
-    request.meaning?.ranksWords === true ? chooseHitsThenPartners(choice) : chooseExchanges(choice);
+  // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
+  // result can be tens of kilobytes, and most candidates are never shown). Partners' heads are read
+  // once the hits' roles say which neighbour each may have: for soft term hits, only the chosen hits'.
+  const heads = new EvidenceHeads(request, roomTokens);
+  await heads.read(hits.map((hit) => hit.key));
+  const choice = { hits, bySeq: heads.bySeq, inContext: request.inContext, roomTokens };
+  let chosen: StoredMessageHead[][];
+  if (request.meaning?.ranksWords === true) {
+    const chosenHits = chooseHits(choice);
+    await heads.readPartners(chosenHits.hits);
+    chosen = withPartners(chosenHits, heads.bySeq, request.inContext);
+  } else {
+    await heads.readPartners(hits.flatMap((hit) => heads.bySeq.get(hit.key) ?? []));
+    chosen = chooseExchanges(choice);
+  }
   if (chosen.length === 0) return undefined;
   const stored = await request.store.readMessages(
     request.sessionId,
@@ -161,7 +157,7 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     .filter((unit) => unit.length > 0);
   // Each message is rendered once (parsed, excerpted, narrowed): dropping a unit that does not fit
   // only joins the remaining sections again.
-  const excerpts = { seqs: excerpted, words, maxTokens: excerptTokens };
+  const excerpts = { seqs: heads.excerpted, words, maxTokens: heads.excerptTokens };
   const sections = new Map(
     readable.flat().map((head) => [head.seq, renderSection(head, jsonBySeq, excerpts, request.counter)]),
   );
@@ -171,6 +167,43 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     readable.pop();
   }
   return undefined;
+}
+
+/**
+ * The heads of candidate messages, read as the choice needs them. A message too large to repeat
+ * whole goes in as an excerpt around its matches, at the excerpt's size: a long tool output holding
+ * the answer would otherwise never fit.
+ */
+class EvidenceHeads {
+  readonly bySeq = new Map<number, StoredMessageHead>();
+  /** Seqs of the messages shown as excerpts. */
+  readonly excerpted = new Set<number>();
+  readonly excerptTokens: number;
+
+  constructor(
+    private readonly request: EvidenceRequest,
+    private readonly roomTokens: number,
+  ) {
+    this.excerptTokens = Math.min(EXCERPT_TOKENS, Math.floor(roomTokens * WHOLE_SHARE));
+  }
+
+  async read(seqs: readonly number[]): Promise<void> {
+    const wanted = [...new Set(seqs)].filter((seq) => !this.bySeq.has(seq));
+    if (wanted.length === 0) return;
+    for (const head of await this.request.store.readMessageHeads(this.request.sessionId, wanted)) {
+      const excerpt = head.tokens > this.roomTokens * WHOLE_SHARE;
+      if (excerpt) this.excerpted.add(head.seq);
+      this.bySeq.set(
+        head.seq,
+        excerpt ? { ...head, tokens: this.excerptTokens + EXCERPT_NOTE_TOKENS } : head,
+      );
+    }
+  }
+
+  /** Reads the heads of the messages `messages` may belong with. */
+  readPartners(messages: readonly StoredMessageHead[]): Promise<void> {
+    return this.read(messages.flatMap((message) => partnerSeqOf(message) ?? []));
+  }
 }
 
 /**

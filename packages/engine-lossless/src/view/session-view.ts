@@ -209,16 +209,20 @@ export class SessionView {
   }
 
   /**
-   * Whether the message with `seq` is raw in `assembledItems` at index `from` or later. Raw seqs
-   * grow with position (compaction only replaces runs), so the first raw item from `from` bounds it.
+   * Whether a message (by seq) is raw in `assembledItems` at index `from` or later. Raw seqs grow
+   * with position (compaction only replaces runs), so the first raw item from `from` bounds them;
+   * it is found once, here, since searches ask about thousands of seqs.
    */
-  hasRawFrom(seq: number, from: number): boolean {
-    if (!this.rawSeqs.has(seq)) return false;
-    for (let index = from; index < this.assembledItems.length; index++) {
+  rawFrom(from: number): (seq: number) => boolean {
+    let firstSeq = Number.POSITIVE_INFINITY;
+    for (let index = Math.max(0, from); index < this.assembledItems.length; index++) {
       const ref = (this.assembledItems[index] as ViewItem).ref;
-      if (ref.kind === "message") return seq >= ref.seq;
+      if (ref.kind === "message") {
+        firstSeq = ref.seq;
+        break;
+      }
     }
-    return false;
+    return (seq) => seq >= firstSeq && this.rawSeqs.has(seq);
   }
 
   /**

@@ -13,7 +13,7 @@ import type { AgentMessage } from "@clew/core";
 import { readingBody } from "../../recall/message-text.js";
 import { isStopword, POSSESSIVE } from "../../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
-import { dot, insertRanked } from "../semantic-recall.js";
+import { dot } from "../semantic-recall.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
@@ -42,10 +42,11 @@ interface Neighbour {
   similarity: number;
 }
 
-/** A query word's neighbours among the first `scanned` vocabulary words. */
+/** A query word's neighbours among the first `scannedWords` vocabulary words (`scannedRows` vectors). */
 interface NeighbourList {
   neighbours: Neighbour[];
-  scanned: number;
+  scannedWords: number;
+  scannedRows: number;
 }
 
 export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
@@ -55,11 +56,19 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private vectorRows: number[] = [];
   private vectors = new Float32Array(0);
   private vectorCount = 0;
+  /** Per row of `vectors`, its vocabulary word. */
+  private vectorWords: number[] = [];
   private seqs: number[] = [];
   private lengths: number[] = [];
   private totalLength = 0;
   /** Neighbour lists of recent query words, extended as the vocabulary grows. */
   private readonly neighbourCache = new Map<string, NeighbourList>();
+  /**
+   * Per row, its score so far and its best score for the current query word: kept between
+   * searches (and zeroed where used), since allocating them per search cost as much as scoring.
+   */
+  private totals = new Float64Array(0);
+  private termBest = new Float64Array(0);
 
   constructor(
     store: LosslessStore,
@@ -74,9 +83,35 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
     const count = this.seqs.length;
     if (count === 0) return [];
+    if (this.totals.length < count) {
+      this.totals = new Float64Array(Math.max(count, this.totals.length * 2));
+      this.termBest = new Float64Array(this.totals.length);
+    }
+    /** Rows with a score, each once. */
+    const scored: number[] = [];
+    const best: SearchHit<number>[] = [];
+    try {
+      this.scoreRows(query, count, scored);
+      for (const row of scored) {
+        const score = this.totals[row] as number;
+        const seq = this.seqs[row] as number;
+        if (best.length >= limit && !ranksAbove(score, seq, best[best.length - 1] as SearchHit<number>))
+          continue;
+        if (skip === undefined || !skip(seq)) insertRanked(best, { key: seq, score }, limit);
+      }
+    } catch (error) {
+      this.termBest.fill(0);
+      throw error;
+    } finally {
+      for (const row of scored) this.totals[row] = 0;
+    }
+    return best;
+  }
+
+  /** Adds each row's score for `query` to `totals`, listing in `scored` the rows it gives one. */
+  private scoreRows(query: string, count: number, scored: number[]): void {
+    const { totals, termBest } = this;
     const averageLength = this.totalLength / count;
-    const totals = new Float64Array(count);
-    const termBest = new Float64Array(count);
     const touched: number[] = [];
     const rarityOf = (postings: readonly number[]) =>
       Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
@@ -95,29 +130,20 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         // Postings are in message order: the newest come last.
         for (let at = Math.max(0, postings.length - MAX_POSTINGS); at < postings.length; at++) {
           const row = postings[at] as number;
-          const norm = 1 - B + (B * (this.lengths[row] ?? 0)) / averageLength;
+          const norm = 1 - B + (B * (this.lengths[row] as number)) / averageLength;
           const score = (rarity * neighbour.similarity * (K1 + 1)) / (neighbour.similarity + K1 * norm);
-          const previous = termBest[row] ?? 0;
+          const previous = termBest[row] as number;
           if (previous === 0) touched.push(row);
           if (score > previous) termBest[row] = score;
         }
       }
       for (const row of touched) {
-        totals[row] = (totals[row] ?? 0) + (termBest[row] ?? 0);
+        if (totals[row] === 0) scored.push(row);
+        totals[row] = (totals[row] as number) + (termBest[row] as number);
         termBest[row] = 0;
       }
       touched.length = 0;
     }
-    // Tens of thousands of rows can score at 50k messages; only the best `limit` are kept, the
-    // newer first among equals (rows are scanned newest first).
-    const best: SearchHit<number>[] = [];
-    for (let row = count - 1; row >= 0; row--) {
-      const score = totals[row] ?? 0;
-      if (score === 0 || (best.length >= limit && score <= (best[best.length - 1]?.score ?? 0))) continue;
-      const seq = this.seqs[row] ?? 0;
-      if (skip === undefined || !skip(seq)) insertRanked(best, { key: seq, score }, limit);
-    }
-    return best;
   }
 
   /** `words` with the least frequent first, by their rank in the table (its files list the most frequent first). */
@@ -132,30 +158,37 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private neighboursOf(word: string): Neighbour[] {
     let list = this.neighbourCache.get(word);
     if (list === undefined) {
-      list = { neighbours: [], scanned: 0 };
+      list = { neighbours: [], scannedWords: 0, scannedRows: 0 };
       if (this.neighbourCache.size >= 512) this.neighbourCache.clear();
       this.neighbourCache.set(word, list);
     }
-    if (list.scanned < this.vectorRows.length) this.extend(word, list);
+    if (list.scannedWords < this.vectorRows.length) this.extend(word, list);
     return list.neighbours;
   }
 
   /** Adds the neighbours among vocabulary words added since the list was last extended. */
   private extend(word: string, list: NeighbourList): void {
-    const from = list.scanned;
-    list.scanned = this.vectorRows.length;
+    const fromWord = list.scannedWords;
+    const fromRow = list.scannedRows;
+    list.scannedWords = this.vectorRows.length;
+    list.scannedRows = this.vectorCount;
     const own = this.vocabulary.get(word);
-    if (own !== undefined && own >= from) list.neighbours.unshift({ word: own, similarity: 1 });
+    const before = list.neighbours.length;
+    if (own !== undefined && own >= fromWord) list.neighbours.unshift({ word: own, similarity: 1 });
     const query = this.table.rows.get(word);
-    if (query === undefined) return;
-    const queryVector = unitRow(this.table, query);
-    const dimensions = this.table.dimensions;
-    for (let vocabularyWord = from; vocabularyWord < list.scanned; vocabularyWord++) {
-      const row = this.vectorRows[vocabularyWord] ?? -1;
-      if (row < 0 || vocabularyWord === own) continue;
-      const similarity = dot(queryVector, this.vectors, row * dimensions);
-      if (similarity >= this.minSimilarity) list.neighbours.push({ word: vocabularyWord, similarity });
+    if (query !== undefined) {
+      const queryVector = unitRow(this.table, query);
+      const dimensions = this.table.dimensions;
+      const ownRow = own === undefined ? -1 : (this.vectorRows[own] as number);
+      // Only the words the table knows have a row: the loop never meets the others.
+      for (let row = fromRow; row < list.scannedRows; row++) {
+        if (row === ownRow) continue;
+        const similarity = dot(queryVector, this.vectors, row * dimensions);
+        if (similarity >= this.minSimilarity)
+          list.neighbours.push({ word: this.vectorWords[row] as number, similarity });
+      }
     }
+    if (list.neighbours.length === before) return;
     list.neighbours.sort((left, right) => right.similarity - left.similarity);
     list.neighbours.length = Math.min(list.neighbours.length, MAX_NEIGHBOURS);
   }
@@ -203,6 +236,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     }
     this.vectors.set(unitRow(this.table, tableRow), this.vectorCount * dimensions);
     this.vectorRows.push(this.vectorCount);
+    this.vectorWords.push(id);
     this.vectorCount++;
     return id;
   }
@@ -252,4 +286,17 @@ function unitRow(table: WordVectorTable, row: number): Float32Array {
   for (let dimension = 0; dimension < dimensions; dimension++)
     vector[dimension] = (vector[dimension] ?? 0) * inverse;
   return vector;
+}
+
+/** Whether a hit of `score` at `seq` ranks above `hit`: a higher score, or as high and newer. */
+function ranksAbove(score: number, seq: number, hit: SearchHit<number>): boolean {
+  return score > hit.score || (score === hit.score && seq > hit.key);
+}
+
+/** Puts `hit` into `best` (kept in rank order, see `ranksAbove`, at most `limit` long). */
+function insertRanked(best: SearchHit<number>[], hit: SearchHit<number>, limit: number): void {
+  let at = best.length;
+  while (at > 0 && ranksAbove(hit.score, hit.key, best[at - 1] as SearchHit<number>)) at--;
+  best.splice(at, 0, hit);
+  if (best.length > limit) best.pop();
 }
