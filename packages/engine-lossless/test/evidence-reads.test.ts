@@ -15,18 +15,19 @@ beforeEach(() => {
   store = temp.open();
 });
 
-/** `store` with the seqs of every `readMessages` (or `readMessageHeads`) call recorded. */
+/** `store` with every call of `method` recorded: the seqs it read (none for a search). */
 function recordingReads(
   target: LosslessStore,
   reads: number[][],
-  method: "readMessages" | "readMessageHeads" = "readMessages",
+  method: "readMessages" | "readMessageHeads" | "searchMessages" = "readMessages",
 ): LosslessStore {
   return new Proxy(target, {
     get(object, property, receiver) {
       if (property === method) {
-        return (sessionId: string, seqs: readonly number[]) => {
-          reads.push([...seqs]);
-          return object[method](sessionId, seqs);
+        return (...args: unknown[]) => {
+          // The seqs read, or (for a search) none.
+          reads.push(method === "searchMessages" ? [] : [...(args[1] as number[])]);
+          return (object[method] as (...values: unknown[]) => unknown)(...args);
         };
       }
       const value = Reflect.get(object, property, receiver);
@@ -102,14 +103,15 @@ describe("evidence reads", () => {
     expect(new Set(read).size).toBe(read.length);
   });
 
+  const table: WordVectorTable = {
+    dimensions: 4,
+    rows: new Map([["kestrel", 0]]),
+    components: new Int8Array(4).fill(1),
+    scales: new Float32Array(1).fill(0.01),
+  };
+
   it("with soft term hits, reads the neighbours' heads of the hits chosen only", async () => {
     await storeExchanges();
-    const table: WordVectorTable = {
-      dimensions: 4,
-      rows: new Map([["kestrel", 0]]),
-      components: new Int8Array(4).fill(1),
-      scales: new Float32Array(1).fill(0.01),
-    };
     const reads: number[][] = [];
     const evidence = await recallEvidence({
       store: recordingReads(store, reads, "readMessageHeads"),
@@ -128,5 +130,27 @@ describe("evidence reads", () => {
     const neighboursRead = read.filter((seq) => seq % 4 !== 0);
     expect(neighboursRead.length).toBeGreaterThan(0);
     expect(neighboursRead.length).toBeLessThanOrEqual(hitsShown);
+  });
+
+  it("with soft term hits, searches the full-text index only when they leave room", async () => {
+    await storeExchanges();
+    const meaning = createSoftTermRecall(table, { logger: new MemoryLogger() });
+    const searches: number[][] = [];
+    const recall = (roomTokens: number) =>
+      recallEvidence({
+        store: recordingReads(store, searches, "searchMessages"),
+        sessionId: "s1",
+        query: "where was the kestrel?",
+        inContext: () => false,
+        roomTokens,
+        counter: charEstimateTokenCounter,
+        meaning,
+      });
+    // A small room: the newest soft term hits fill it.
+    expect((await recall(160))?.seqs.length).toBeGreaterThan(0);
+    expect(searches).toHaveLength(0);
+    // Room for every hit and more: the full-text hits are searched to fill it.
+    expect((await recall(4_000))?.seqs).toEqual(expect.arrayContaining([4, 80]));
+    expect(searches).toHaveLength(1);
   });
 });

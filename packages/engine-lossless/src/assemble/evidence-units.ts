@@ -62,11 +62,12 @@ export function chooseExchanges(choice: UnitChoice): StoredMessageHead[][] {
 /**
  * Each hit on its own, best first while it fits; then (`withPartners`), in the same order, each
  * chosen hit's partner where room is left. Split in two so that only the chosen hits' partners need
- * their heads read.
+ * their heads read. With `after`, the choice goes on from an earlier one, in the room it left (the
+ * same as choosing from both lists joined).
  */
-export function chooseHits(choice: UnitChoice): ChosenHits {
-  const room = new Room(choice.roomTokens);
-  const hits: StoredMessageHead[] = [];
+export function chooseHits(choice: UnitChoice, after?: ChosenHits): ChosenHits {
+  const room = after?.room ?? new Room(choice.roomTokens);
+  const hits = [...(after?.hits ?? [])];
   for (const hit of choice.hits) {
     const message = choice.bySeq.get(hit.key);
     if (message === undefined || choice.inContext(hit.key) || room.has(hit.key)) continue;
@@ -125,6 +126,11 @@ export class Room {
   private readonly taken = new Set<number>();
 
   constructor(private readonly tokens: number) {}
+
+  /** Whether any message could still fit (each costs at least its header). */
+  takesMore(): boolean {
+    return this.used + HEADER_TOKENS <= this.tokens;
+  }
 
   has(seq: number): boolean {
     return this.taken.has(seq);

@@ -12,7 +12,7 @@ import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
-import type { LosslessStore, StoredMessageHead } from "../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessageHead } from "../store/store.js";
 import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
 import { chooseExchanges, chooseHits, partnerSeqOf, withPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
@@ -106,45 +106,19 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   if (request.roomTokens < MIN_ROOM_TOKENS) return undefined;
   const words = queryWords(request.query, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
-  const [wordHits, meaningHits] = await Promise.all([
+  const searchWords = () =>
     request.store.searchMessages(request.sessionId, words, CANDIDATES, {
       maxRanked: MAX_RANKED,
       skip: request.inContext,
-    }),
-    request.meaning === undefined
-      ? undefined
-      : request.meaning.nearestMessages(request.store, request.sessionId, request.query, {
-          limit: CANDIDATES * 2,
-          skip: request.inContext,
-        }),
-  ]);
-  // An embedder's hits are by meaning only and follow the words' hits: fusing the two by rank was
-  // measured (centred averaged GloVe vectors, bench conversations) and lost at small budgets (M1
-  // at 2k 55.1 → 46.4 %), loose neighbours displacing exact matches. Soft term hits rank the words
-  // themselves, so the full-text hits (phrases, paths) follow them.
-  const hits =
-    meaningHits === undefined
-      ? wordHits
-      : request.meaning?.ranksWords === true
-        ? followedBy(meaningHits, wordHits, CANDIDATES)
-        : followedBy(wordHits, meaningHits, CANDIDATES);
-  if (hits.length === 0) return undefined;
+    });
   const roomTokens = request.roomTokens - INTRO_TOKENS;
   // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
-  // result can be tens of kilobytes, and most candidates are never shown). Partners' heads are read
-  // once the hits' roles say which neighbour each may have: for soft term hits, only the chosen hits'.
+  // result can be tens of kilobytes, and most candidates are never shown).
   const heads = new EvidenceHeads(request, roomTokens);
-  await heads.read(hits.map((hit) => hit.key));
-  const choice = { hits, bySeq: heads.bySeq, inContext: request.inContext, roomTokens };
-  let chosen: StoredMessageHead[][];
-  if (request.meaning?.ranksWords === true) {
-    const chosenHits = chooseHits(choice);
-    await heads.readPartners(chosenHits.hits);
-    chosen = withPartners(chosenHits, heads.bySeq, request.inContext);
-  } else {
-    await heads.readPartners(hits.flatMap((hit) => heads.bySeq.get(hit.key) ?? []));
-    chosen = chooseExchanges(choice);
-  }
+  const chosen =
+    request.meaning?.ranksWords === true
+      ? await softTermUnits(request.meaning, request, searchWords, heads)
+      : await exchangeUnits(request, searchWords, heads);
   if (chosen.length === 0) return undefined;
   const stored = await request.store.readMessages(
     request.sessionId,
@@ -170,6 +144,67 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
 }
 
 /**
+ * Whole exchanges around the full-text hits, followed by an embedder's hits by meaning only: fusing
+ * the two by rank was measured (centred averaged GloVe vectors, bench conversations) and lost at
+ * small budgets (M1 at 2k 55.1 → 46.4 %), loose neighbours displacing exact matches.
+ */
+async function exchangeUnits(
+  request: EvidenceRequest,
+  searchWords: () => Promise<SearchHit<number>[]>,
+  heads: EvidenceHeads,
+): Promise<StoredMessageHead[][]> {
+  const [wordHits, meaningHits] = await Promise.all([
+    searchWords(),
+    request.meaning?.nearestMessages(request.store, request.sessionId, request.query, {
+      limit: CANDIDATES * 2,
+      skip: request.inContext,
+    }),
+  ]);
+  const hits = meaningHits === undefined ? wordHits : followedBy(wordHits, meaningHits, CANDIDATES);
+  await heads.read(hits.map((hit) => hit.key));
+  // An exchange is the hit and the neighbour its role points to.
+  await heads.readPartners(hits.flatMap((hit) => heads.bySeq.get(hit.key) ?? []));
+  return chooseExchanges({
+    hits,
+    bySeq: heads.bySeq,
+    inContext: request.inContext,
+    roomTokens: heads.roomTokens,
+  });
+}
+
+/**
+ * Soft term hits, which rank the words themselves, each on its own; the full-text hits (phrases,
+ * paths) follow them, searched only when the soft term hits leave room (three prompts in four, in
+ * the engine bench, fill it without them); then the chosen hits' partners.
+ */
+async function softTermUnits(
+  meaning: SemanticRecall,
+  request: EvidenceRequest,
+  searchWords: () => Promise<SearchHit<number>[]>,
+  heads: EvidenceHeads,
+): Promise<StoredMessageHead[][]> {
+  const meaningHits = await meaning.nearestMessages(request.store, request.sessionId, request.query, {
+    limit: CANDIDATES * 2,
+    skip: request.inContext,
+  });
+  await heads.read(meaningHits.map((hit) => hit.key));
+  const choice = {
+    hits: meaningHits,
+    bySeq: heads.bySeq,
+    inContext: request.inContext,
+    roomTokens: heads.roomTokens,
+  };
+  let chosen = chooseHits(choice);
+  if (chosen.room.takesMore()) {
+    const wordHits = followedBy(meaningHits, await searchWords(), CANDIDATES).slice(meaningHits.length);
+    await heads.read(wordHits.map((hit) => hit.key));
+    chosen = chooseHits({ ...choice, hits: wordHits }, chosen);
+  }
+  await heads.readPartners(chosen.hits);
+  return withPartners(chosen, heads.bySeq, request.inContext);
+}
+
+/**
  * The heads of candidate messages, read as the choice needs them. A message too large to repeat
  * whole goes in as an excerpt around its matches, at the excerpt's size: a long tool output holding
  * the answer would otherwise never fit.
@@ -182,7 +217,7 @@ class EvidenceHeads {
 
   constructor(
     private readonly request: EvidenceRequest,
-    private readonly roomTokens: number,
+    readonly roomTokens: number,
   ) {
     this.excerptTokens = Math.min(EXCERPT_TOKENS, Math.floor(roomTokens * WHOLE_SHARE));
   }
