@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   chooseExchanges,
@@ -60,5 +61,40 @@ describe("evidence units", () => {
   it("looks for a user message's partner after it, an assistant's before it, and none for a tool result", () => {
     expect(heads.map(partnerSeqOf)).toEqual([2, 1, 4, 3]);
     expect(partnerSeqOf({ seq: 7, role: "toolResult", createdAt: 7, tokens: 10 })).toBeUndefined();
+  });
+
+  it("goes on from an earlier choice as if from both lists joined", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ tokens: fc.integer({ min: 0, max: 60 }), user: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 16 }),
+        fc.nat(16),
+        fc.integer({ min: 0, max: 300 }),
+        (messages, hitSeqs, split, roomTokens) => {
+          const bySeq = new Map(
+            messages.map((message, index): [number, StoredMessageHead] => [
+              index + 1,
+              {
+                seq: index + 1,
+                role: message.user ? "user" : "assistant",
+                createdAt: index,
+                tokens: message.tokens,
+              },
+            ]),
+          );
+          const hits = hitSeqs.map((key, rank) => ({ key, score: 100 - rank }));
+          const inContext = (seq: number) => seq % 5 === 0;
+          const joined = { hits, bySeq, inContext, roomTokens };
+          const first = chooseHits({ ...joined, hits: hits.slice(0, split) });
+          const continued = chooseHits({ ...joined, hits: hits.slice(split) }, first);
+          expect(seqsOf(withPartners(continued, bySeq, inContext))).toEqual(
+            seqsOf(chooseHitsThenPartners(joined)),
+          );
+        },
+      ),
+    );
   });
 });

@@ -147,6 +147,25 @@ describe("query-aware assembly", () => {
     expect(orphanToolResults(after.messages)).toEqual([]);
   });
 
+  it("puts the block last, after the view's answer to its newest call, when nothing is unstored", async () => {
+    const messages = [
+      ...chatWithFact(),
+      userText("read the runbook", 1_700_000_200_000),
+      assistantToolCall("call_lost", "read", { path: "ops/runbook.md" }, 1_700_000_200_001),
+    ];
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const plain = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000 });
+    const prompted = await engine.assemble({
+      sessionId: "s",
+      messages,
+      tokenBudget: 4_000,
+      prompt: LOOP_PROMPT,
+    });
+    expect(isRecalledContext(prompted.messages.at(-1) as AgentMessage)).toBe(true);
+    expect(prompted.messages.slice(0, -1)).toEqual(plain.messages);
+  });
+
   it("places the block before the turn's prompt, and never between a call and its result", () => {
     const block = userText("(the evidence block)", 0);
     const view = [userText("earlier", 1), assistantText("noted", 2)];

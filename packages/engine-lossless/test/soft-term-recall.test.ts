@@ -191,4 +191,26 @@ describe("soft term matching over word vectors", () => {
     await recall.warm(store, "s");
     expect(warnings).toEqual(["lossless: search by meaning is unavailable; recall uses words alone"]);
   });
+
+  it("ranks equal scores newest first, and a search leaves nothing behind for the next", async () => {
+    // Five equal matches of "car" (same text, same length), and other words.
+    const texts = ["The car is parked.", "plain note", "The car is parked.", "The car is parked.", "a note"];
+    const { store } = await storeWith([...texts, "The car is parked.", "The car is parked."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const first = await recall.nearestMessages(store, "s", "car", { limit: 3 });
+    expect(first.map((hit) => hit.key)).toEqual([7, 6, 4]);
+    // A search for other words in between, then the same one: the same hits and scores.
+    await recall.nearestMessages(store, "s", "plain note", { limit: 3 });
+    expect(await recall.nearestMessages(store, "s", "car", { limit: 3 })).toEqual(first);
+    expect(await recall.nearestMessages(store, "s", "car", { limit: 0 })).toEqual([]);
+  });
+
+  it("returns each message once, and none without a score, whatever minSimilarity allows", async () => {
+    // "novel" and "concert" are orthogonal to "car" and "dinner" in the tiny table: similarity 0.
+    const { store } = await storeWith(["novel concert", "The car is parked outside.", "dinner tonight"]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent, minSimilarity: -1 });
+    const hits = await recall.nearestMessages(store, "s", "car dinner", { limit: 10 });
+    expect(hits.map((hit) => hit.key).sort()).toEqual([2, 3]);
+    expect(hits.every((hit) => hit.score > 0)).toBe(true);
+  });
 });

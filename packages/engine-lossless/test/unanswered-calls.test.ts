@@ -115,6 +115,8 @@ describe("a steering message typed between a call and its result", () => {
     await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 6 });
     const after = await engine.assemble({ sessionId: "s", messages, tokenBudget: 50_000 });
     expect(after.messages).toEqual(during.messages);
+    // Counted alike, so a budget that fits the request now fits it once the turn is stored.
+    expect(after.estimatedTokens).toBe(during.estimatedTokens);
   });
 
   it("groups a running turn's own calls the same way, inside a budget that cuts the view", async () => {
@@ -128,16 +130,21 @@ describe("a steering message typed between a call and its result", () => {
       toolResult("call_b", "read", "b: fine", T + 9),
       toolResult("call_b", "read", "b: fine, again", T + 10),
     ];
-    for (const tokenBudget of [50_000, 400]) {
+    const lengths: number[] = [];
+    for (const tokenBudget of [50_000, 150]) {
       const result = await engine.assemble({
         sessionId: "s",
         messages: [...history.slice(0, 4), ...running],
         tokenBudget,
       });
+      expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
       expect(misplacedResults(result.messages)).toEqual([]);
       expect(unansweredCalls(result.messages)).toEqual([]);
       expect(result.messages.at(-1)).toEqual(running[5]);
+      lengths.push(result.messages.length);
     }
+    // The small budget left messages out.
+    expect(lengths[1]).toBeLessThan(lengths[0] as number);
   });
 
   it("keeps one result per call in a stored history that holds two", async () => {

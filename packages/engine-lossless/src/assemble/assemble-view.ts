@@ -7,6 +7,7 @@
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import { runningTurnStart } from "../view/turn-start.js";
+import { syntheticResultTokens } from "../view/unanswered-calls.js";
 import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } from "./fit-to-budget.js";
 
 /**
@@ -16,7 +17,11 @@ import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } fr
 const LIVE_SCAN_LIMIT = 4_096;
 
 export interface AssembledView extends FitResult {
-  /** Host messages included because the engine has not stored them yet. */
+  /**
+   * Messages at the end that stand for what the engine has not stored yet: the host's, and the
+   * synthetic results grouping them. Synthetic results that answer the view's newest calls before
+   * any of them belong with the view (the next turn's view holds them in the same place).
+   */
   live: number;
   /** False when the host's history did not contain any recently stored message. */
   liveFound: boolean;
@@ -34,15 +39,23 @@ export function assembleView(
   // Grouped as the view will group them once stored: calls left unanswered (the view's newest
   // among them) get synthetic results, and results without their call are left out.
   const live = view.assembledAfter(unstored);
-  const liveTokens = live.map((message) => counter.countMessage(message));
+  const fromHost = new Set(unstored);
+  // Synthetic results are counted as the view counts them, so a budget that fits them now still
+  // fits them once stored.
+  const liveTokens = live.map((message) =>
+    fromHost.has(message) ? counter.countMessage(message) : syntheticResultTokens(message),
+  );
   const liveTotal = liveTokens.reduce((sum, tokens) => sum + tokens, 0);
+  let viewAnswers = 0;
+  while (viewAnswers < live.length && !fromHost.has(live[viewAnswers] as AgentMessage)) viewAnswers += 1;
+  const liveCount = live.length - viewAnswers;
   if (view.assembledTokens + liveTotal <= budget) {
     return {
       messages: [...view.assembled, ...live],
       tokens: view.assembledTokens + liveTotal,
       omitted: 0,
       clipped: 0,
-      live: live.length,
+      live: liveCount,
       liveFound: found,
       keptFrom: 0,
     };
@@ -71,7 +84,7 @@ export function assembleView(
   const fitted = fitToBudget(entries, budget, counter, before, turnPrompt(entries, live.length));
   // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
   const keptFrom = Math.min(fitted.omitted, items.length);
-  return { ...fitted, live: live.length, liveFound: found, keptFrom };
+  return { ...fitted, live: liveCount, liveFound: found, keptFrom };
 }
 
 /**

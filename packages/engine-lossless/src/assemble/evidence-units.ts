@@ -20,7 +20,7 @@ const HEADER_TOKENS = 16;
 export interface UnitChoice {
   /** Best first. */
   hits: ReadonlyArray<SearchHit<number>>;
-  /** Heads of the hits and of the messages on either side of them. */
+  /** Heads of the hits, and of their partners (`partnerSeqOf`) where the choice needs them. */
   bySeq: ReadonlyMap<number, StoredMessageHead>;
   inContext: (seq: number) => boolean;
   roomTokens: number;

@@ -40,10 +40,10 @@ export class OpenCalls {
     return copy;
   }
 
-  /** Synthetic error results for the calls still open, leaving out those `laterAnswers` answer. */
-  unanswered(laterAnswers: ReadonlySet<string> = new Set()): AgentMessage[] {
+  /** Synthetic error results for the calls still open. */
+  unanswered(): AgentMessage[] {
     return this.calls
-      .filter((call) => !this.answered.has(call.id) && !laterAnswers.has(call.id))
+      .filter((call) => !this.answered.has(call.id))
       .map((call) => syntheticToolResult(call, this.timestamp));
   }
 }

@@ -82,12 +82,12 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   /** The best `limit` messages for `query`'s words, leaving out the seqs `skip` names. */
   search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
     const count = this.seqs.length;
-    if (count === 0) return [];
+    if (count === 0 || limit <= 0) return [];
     if (this.totals.length < count) {
       this.totals = new Float64Array(Math.max(count, this.totals.length * 2));
       this.termBest = new Float64Array(this.totals.length);
     }
-    /** Rows with a score, each once. */
+    /** Rows with a score above zero, each once. */
     const scored: number[] = [];
     const best: SearchHit<number>[] = [];
     try {
@@ -138,9 +138,11 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         }
       }
       for (const row of touched) {
-        if (totals[row] === 0) scored.push(row);
-        totals[row] = (totals[row] as number) + (termBest[row] as number);
+        const termScore = termBest[row] as number;
         termBest[row] = 0;
+        if (!(termScore > 0)) continue;
+        if (totals[row] === 0) scored.push(row);
+        totals[row] = (totals[row] as number) + termScore;
       }
       touched.length = 0;
     }
