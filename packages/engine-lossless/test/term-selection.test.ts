@@ -130,4 +130,44 @@ describe("search term selection (sqlite)", () => {
       await small.close();
     }
   });
+
+  it("matches a long pasted path by its rarest run of four words, and recall_search by the whole path", async () => {
+    const path = "/users/ann/src/app/theme/theme.ts:213";
+    await store.appendMessages("s1", [
+      ...Array.from({ length: 50 }, (_, index) => textRecord("s1", 601 + index, "users ann src app notes")),
+      textRecord("s1", 651, `opened ${path} today`),
+      textRecord("s1", 652, "see /opt/other/theme/theme.ts:213 as well"),
+    ]);
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const reads: string[] = [];
+      const recording = new Proxy(database, {
+        get(target, property) {
+          if (property !== "prepare") return Reflect.get(target, property, target);
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            if (!sql.includes("ORDER BY rowid DESC LIMIT ?")) return statement;
+            const all = statement.all.bind(statement);
+            return Object.assign(statement, {
+              all: (...args: unknown[]) => {
+                reads.push(String(args[0]));
+                return all(...args);
+              },
+            });
+          };
+        },
+      });
+      const [entry] = new TermSelection(recording).selectCounted([path]);
+      expect(reads).toEqual(['"theme theme ts 213"']);
+      expect(entry?.term).toBe(path);
+      expect(entry?.newestIds).toHaveLength(2);
+    } finally {
+      database.close();
+    }
+    // The bounded search ranks both; the unbounded one (recall_search) matches the path as written.
+    const bounded = await store.searchMessages("s1", [path], 10, { maxRanked: 200 });
+    expect(bounded.map((hit) => hit.key).sort()).toEqual([651, 652]);
+    expect((await store.searchMessages("s1", [path], 10)).map((hit) => hit.key)).toEqual([651]);
+  });
 });
