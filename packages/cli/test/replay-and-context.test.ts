@@ -75,6 +75,20 @@ describe("clew replay", () => {
     });
   }
 
+  it("refuses an --engine nothing registers, and says when the configured engine did not run", async () => {
+    const asked = io();
+    expect(await runCli(["replay", "--demo", "--engine", "lossless"], asked.cliIo)).toBe(1);
+    expect(asked.output().stderr).toContain("--engine lossless: no installed or linked plugin registers it");
+    expect(asked.output().stderr).toContain("clew plugins install");
+    expect(asked.output().stdout).not.toContain("Replaying");
+    await writeFile(join(home, "clew.json"), '{ plugins: { slots: { contextEngine: "lossless" } } }');
+    const configured = io();
+    expect(await runCli(["replay", "--demo", "--format", "svg"], configured.cliIo)).toBe(0);
+    expect(configured.output().stdout).toContain(
+      'Engine: legacy (the configured engine "lossless" did not run; "clew doctor" says why)',
+    );
+  });
+
   it("asks for a file or --demo, and names a file it cannot read", async () => {
     const none = io();
     expect(await runCli(["replay"], none.cliIo)).toBe(1);

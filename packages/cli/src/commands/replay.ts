@@ -77,6 +77,17 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
       },
     },
   };
+  // Plugin engines come from the user's home; the replayed session lives in a temporary one.
+  const { registry } = await loadEngines(userHome, config, new MemoryLogger());
+  if (options.engine !== undefined && registry.get(options.engine) === undefined) {
+    // Replaying through another engine than the one asked for would answer a question nobody asked.
+    throw new CliUsageError(
+      `--engine ${options.engine}: no installed or linked plugin registers it (engines here: ${registry.ids().join(", ")}); ` +
+        'install one with "clew plugins install <folder | .tgz | npm spec>" (Clew\'s lossless engine: ' +
+        '"clew plugins install --link packages/engine-lossless")',
+    );
+  }
+  const configured = options.engine ?? config.plugins?.slots?.contextEngine ?? "legacy";
   const home = await mkdtemp(join(tmpdir(), "clew-replay-"));
   try {
     const counter = await createTokenCounter(config);
@@ -99,8 +110,7 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
     const result = await replaySession({
       turns,
       home,
-      // Plugin engines come from the user's home; the replayed session lives in a temporary one.
-      registry: (await loadEngines(userHome, config, new MemoryLogger())).registry,
+      registry,
       config,
       window: budget === undefined ? window : Math.min(window, budget),
       counter,
@@ -120,7 +130,13 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
       },
     });
     if (io.stderrIsTTY) io.stderr("\n");
-    io.stdout(`Engine: ${result.engineId} · ${result.compactions.length} compactions by the host\n`);
+    const fallback =
+      result.engineId === configured
+        ? ""
+        : ` (the configured engine "${configured}" did not run; "clew doctor" says why)`;
+    io.stdout(
+      `Engine: ${result.engineId}${fallback} · ${result.compactions.length} compactions by the host\n`,
+    );
     io.stdout(`${formatFill(result.fill)}\n\n`);
     if (result.engineStatus !== undefined) {
       const section = formatEngineSection(result.engineStatus);
@@ -143,10 +159,7 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
       workspaceDir: options.demo ? "(demo workspace)" : io.cwd,
       provider: "replay",
       model: "recorded",
-      engine: {
-        configured: options.engine ?? config.plugins?.slots?.contextEngine ?? "legacy",
-        effective: result.engineId,
-      },
+      engine: { configured, effective: result.engineId },
     });
     io.stdout(`${formatContextList(report, { window })}\n`);
     const path = await writeContextMap(report, {
