@@ -1,6 +1,7 @@
 import { charEstimateTokenCounter, MemoryLogger } from "@clew/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { recallEvidence } from "../src/assemble/recall-evidence.js";
+import type { SemanticRecall } from "../src/embeddings/semantic-recall.js";
 import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
 import type { WordVectorTable } from "../src/embeddings/word-vectors/word-vector-table.js";
 import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
@@ -83,17 +84,23 @@ describe("evidence reads", () => {
     await store.appendMessages("s1", records);
   }
 
-  it("reads the heads of the hits and of the neighbours their roles point to, no others", async () => {
-    await storeExchanges();
-    const reads: number[][] = [];
-    const evidence = await recallEvidence({
+  /** The evidence for a question about the kestrel, recording the heads it reads. */
+  function recallKestrel(reads: number[][], roomTokens: number, meaning?: SemanticRecall) {
+    return recallEvidence({
       store: recordingReads(store, reads, "readMessageHeads"),
       sessionId: "s1",
       query: "where was the kestrel?",
       inContext: () => false,
-      roomTokens: 2_000,
+      roomTokens,
       counter: charEstimateTokenCounter,
+      ...(meaning === undefined ? {} : { meaning }),
     });
+  }
+
+  it("reads the heads of the hits and of the neighbours their roles point to, no others", async () => {
+    await storeExchanges();
+    const reads: number[][] = [];
+    const evidence = await recallKestrel(reads, 2_000);
     expect(evidence?.seqs).toEqual(expect.arrayContaining([79, 80]));
     const read = reads.flat();
     // The hits (answers, seq ≡ 0 mod 4) and their questions just before them; never the question after.
@@ -113,15 +120,11 @@ describe("evidence reads", () => {
   it("with soft term hits, reads the neighbours' heads of the hits chosen only", async () => {
     await storeExchanges();
     const reads: number[][] = [];
-    const evidence = await recallEvidence({
-      store: recordingReads(store, reads, "readMessageHeads"),
-      sessionId: "s1",
-      query: "where was the kestrel?",
-      inContext: () => false,
-      roomTokens: 160,
-      counter: charEstimateTokenCounter,
-      meaning: createSoftTermRecall(table, { logger: new MemoryLogger() }),
-    });
+    const evidence = await recallKestrel(
+      reads,
+      160,
+      createSoftTermRecall(table, { logger: new MemoryLogger() }),
+    );
     const shown = evidence?.seqs ?? [];
     expect(shown.filter((seq) => seq % 4 === 0).length).toBeGreaterThan(0);
     const hitsShown = shown.filter((seq) => seq % 4 === 0).length;

@@ -30,6 +30,29 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
+/**
+ * `database`, recording in `reads` the MATCH expression of every read of phrase match ids: the
+ * costly query that term selection avoids or narrows.
+ */
+function recordingPhraseReads(database: Database.Database, reads: string[]): Database.Database {
+  return new Proxy(database, {
+    get(target, property) {
+      if (property !== "prepare") return Reflect.get(target, property, target);
+      return (sql: string) => {
+        const statement = target.prepare(sql);
+        if (!sql.includes("ORDER BY rowid DESC LIMIT ?") || sql.includes("count(*)")) return statement;
+        const all = statement.all.bind(statement);
+        return Object.assign(statement, {
+          all: (...args: unknown[]) => {
+            reads.push(String(args[0]));
+            return all(...args);
+          },
+        });
+      };
+    },
+  });
+}
+
 describe("search term selection (sqlite)", () => {
   it("ranks by the rare term when a query mixes it with terms in most messages", async () => {
     const hits = await store.searchMessages("s1", ["deploy", "kestrel", "rollback"], 50);
@@ -56,24 +79,7 @@ describe("search term selection (sqlite)", () => {
     const database = new Database(join(directory, "lossless.db"), { readonly: true });
     try {
       const phraseReads: string[] = [];
-      // Counts the reads of phrase match ids, the costly query a phrase of common words avoids.
-      const counting = new Proxy(database, {
-        get(target, property) {
-          if (property !== "prepare") return Reflect.get(target, property, target);
-          return (sql: string) => {
-            const statement = target.prepare(sql);
-            if (!sql.includes("ORDER BY rowid DESC LIMIT ?") || sql.includes("count(*)")) return statement;
-            const all = statement.all.bind(statement);
-            return Object.assign(statement, {
-              all: (...args: unknown[]) => {
-                phraseReads.push(String(args[0]));
-                return all(...args);
-              },
-            });
-          };
-        },
-      });
-      const selection = new TermSelection(counting);
+      const selection = new TermSelection(recordingPhraseReads(database, phraseReads));
       expect(selection.selectCounted(["log line", "kestrel"]).map((entry) => entry.term)).toEqual([
         "kestrel",
       ]);
@@ -142,23 +148,7 @@ describe("search term selection (sqlite)", () => {
     const database = new Database(join(directory, "lossless.db"), { readonly: true });
     try {
       const reads: string[] = [];
-      const recording = new Proxy(database, {
-        get(target, property) {
-          if (property !== "prepare") return Reflect.get(target, property, target);
-          return (sql: string) => {
-            const statement = target.prepare(sql);
-            if (!sql.includes("ORDER BY rowid DESC LIMIT ?")) return statement;
-            const all = statement.all.bind(statement);
-            return Object.assign(statement, {
-              all: (...args: unknown[]) => {
-                reads.push(String(args[0]));
-                return all(...args);
-              },
-            });
-          };
-        },
-      });
-      const [entry] = new TermSelection(recording).selectCounted([path]);
+      const [entry] = new TermSelection(recordingPhraseReads(database, reads)).selectCounted([path]);
       expect(reads).toEqual(['"theme theme ts 213"']);
       expect(entry?.term).toBe(path);
       expect(entry?.newestIds).toHaveLength(2);
