@@ -211,6 +211,21 @@ describe("clew doctor and status with the lossless engine", () => {
     expect(replay.stdout).toMatch(/compactions: [1-9]\d*, [\d,]+ tokens removed/);
   });
 
+  it("replay says the lossless plugin is disabled, asked for or configured, rather than replaying without it", async () => {
+    expect((await harness.run("plugins", "install", "--link", LOSSLESS_PACKAGE)).code).toBe(0);
+    expect((await harness.run("plugins", "disable", "lossless")).code).toBe(0);
+    const asked = await harness.run("replay", "--demo", "--engine", "lossless", "--format", "svg");
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain(
+      'plugin lossless is installed but disabled (enable it with "clew plugins enable lossless")',
+    );
+    const configured = await harness.run("replay", "--demo", "--format", "svg");
+    expect(configured.code).toBe(0);
+    expect(configured.stdout).toContain(
+      'Engine: legacy (in place of "lossless": plugin lossless is installed but disabled',
+    );
+  });
+
   it("status and context show the lossless section of the session", async () => {
     const fake: FakeProvider = await startFakeProvider({
       protocol: "openai-completions",

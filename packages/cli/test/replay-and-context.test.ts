@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -85,7 +85,35 @@ describe("clew replay", () => {
     const configured = io();
     expect(await runCli(["replay", "--demo", "--format", "svg"], configured.cliIo)).toBe(0);
     expect(configured.output().stdout).toContain(
-      'Engine: legacy (the configured engine "lossless" did not run; "clew doctor" says why)',
+      'Engine: legacy (in place of "lossless": no installed or linked plugin registers it',
+    );
+    // "none" selects legacy, as in the slot.
+    const none = io();
+    expect(await runCli(["replay", "--demo", "--engine", " none ", "--format", "svg"], none.cliIo)).toBe(0);
+    expect(none.output().stdout).toMatch(/Engine: legacy · \d+ compactions/);
+  });
+
+  it("says why an engine that failed to start did not run, and replays on legacy", async () => {
+    const plugin = join(home, "failing-engine");
+    await mkdir(plugin, { recursive: true });
+    await writeFile(
+      join(plugin, "clew.plugin.json"),
+      JSON.stringify({ id: "failing", kind: "context-engine", configSchema: { type: "object" } }),
+    );
+    await writeFile(
+      join(plugin, "package.json"),
+      JSON.stringify({ name: "failing", version: "1.0.0", type: "module", main: "index.mjs" }),
+    );
+    await writeFile(
+      join(plugin, "index.mjs"),
+      'export default (api) => api.registerContextEngine("failing", () => { throw new Error("no database here"); });\n',
+    );
+    const install = io();
+    expect(await runCli(["plugins", "install", "--link", plugin], install.cliIo)).toBe(0);
+    const run = io();
+    expect(await runCli(["replay", "--demo", "--engine", "failing", "--format", "svg"], run.cliIo)).toBe(0);
+    expect(run.output().stdout).toContain(
+      'Engine: legacy (in place of "failing": it failed (factory: no database here)',
     );
   });
 

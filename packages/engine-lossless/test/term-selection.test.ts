@@ -139,25 +139,50 @@ describe("search term selection (sqlite)", () => {
 
   it("matches a long pasted path by its rarest run of four words, and recall_search by the whole path", async () => {
     const path = "/users/ann/src/app/theme/theme.ts:213";
+    // "users ann src app" in 250 messages: common (the cap is 200 here), so the whole path is costly.
     await store.appendMessages("s1", [
-      ...Array.from({ length: 50 }, (_, index) => textRecord("s1", 601 + index, "users ann src app notes")),
-      textRecord("s1", 651, `opened ${path} today`),
-      textRecord("s1", 652, "see /opt/other/theme/theme.ts:213 as well"),
+      ...Array.from({ length: 250 }, (_, index) => textRecord("s1", 601 + index, "users ann src app notes")),
+      textRecord("s1", 851, `opened ${path} today`),
+      textRecord("s1", 852, "see /opt/other/theme/theme.ts:213 as well"),
+      ...Array.from({ length: 60 }, (_, index) =>
+        textRecord("s1", 853 + index, `users ann src app kite ${index}`),
+      ),
     ]);
     await store.searchMessages("s1", ["deploy"], 1);
     const database = new Database(join(directory, "lossless.db"), { readonly: true });
     try {
       const reads: string[] = [];
-      const [entry] = new TermSelection(recordingPhraseReads(database, reads)).selectCounted([path]);
+      const selection = new TermSelection(recordingPhraseReads(database, reads));
+      const [entry] = selection.selectCounted([path]);
       expect(reads).toEqual(['"theme theme ts 213"']);
       expect(entry?.term).toBe(path);
-      expect(entry?.newestIds).toHaveLength(2);
+      expect(entry?.newestIds).toEqual([852, 851]);
+      // Short phrases, phrases of rare words only, and phrases past printable ASCII (where the
+      // tokenizer and the word split may cut differently) are matched whole.
+      reads.length = 0;
+      const whole = [
+        "src/app/theme.ts",
+        "opened/today/see/as/well/now",
+        "/users/ann/re\u0301sume\u0301/cv.pdf",
+      ];
+      for (const term of whole) selection.selectCounted([term, "kestrel"]);
+      expect(reads).toEqual(whole.map((term) => `"${term}"`));
+      // A run matching more than 50 messages says little: the whole path is matched after it.
+      reads.length = 0;
+      const [kites] = selection.selectCounted(["/users/ann/src/app/kite"]);
+      expect(reads).toEqual([`"ann src app kite"`, `"/users/ann/src/app/kite"`]);
+      expect(kites?.newestIds).toHaveLength(60);
+      // A path of common words only, with nothing rarer asked, is matched whole: its newest matches
+      // are what it finds, and a run would find newer messages about other paths.
+      reads.length = 0;
+      selection.selectCounted(["/users/ann/src/app/notes"]);
+      expect(reads).toEqual(['"/users/ann/src/app/notes"']);
     } finally {
       database.close();
     }
     // The bounded search ranks both; the unbounded one (recall_search) matches the path as written.
     const bounded = await store.searchMessages("s1", [path], 10, { maxRanked: 200 });
-    expect(bounded.map((hit) => hit.key).sort()).toEqual([651, 652]);
-    expect((await store.searchMessages("s1", [path], 10)).map((hit) => hit.key)).toEqual([651]);
+    expect(bounded.map((hit) => hit.key).sort()).toEqual([851, 852]);
+    expect((await store.searchMessages("s1", [path], 10)).map((hit) => hit.key)).toEqual([851]);
   });
 });

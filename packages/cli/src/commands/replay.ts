@@ -19,6 +19,7 @@ import {
   describeRuntimeHost,
   importTranscript,
   MemoryLogger,
+  normalizeContextEngineSlot,
   prepareSystemPrompt,
   resolvePromptSettings,
 } from "@clew/core";
@@ -78,16 +79,14 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
     },
   };
   // Plugin engines come from the user's home; the replayed session lives in a temporary one.
-  const { registry } = await loadEngines(userHome, config, new MemoryLogger());
-  if (options.engine !== undefined && registry.get(options.engine) === undefined) {
-    // Replaying through another engine than the one asked for would answer a question nobody asked.
-    throw new CliUsageError(
-      `--engine ${options.engine}: no installed or linked plugin registers it (engines here: ${registry.ids().join(", ")}); ` +
-        'install one with "clew plugins install <folder | .tgz | npm spec>" (Clew\'s lossless engine: ' +
-        '"clew plugins install --link packages/engine-lossless")',
-    );
-  }
-  const configured = options.engine ?? config.plugins?.slots?.contextEngine ?? "legacy";
+  const engines = await loadEngines(userHome, config, new MemoryLogger());
+  const { registry } = engines;
+  const asked =
+    options.engine === undefined ? undefined : (normalizeContextEngineSlot(options.engine) ?? "legacy");
+  // Replaying through another engine than the one asked for would answer a question nobody asked.
+  if (asked !== undefined && registry.get(asked) === undefined)
+    throw new CliUsageError(`--engine ${asked}: ${whyUnavailable(asked, engines)}`);
+  const configured = asked ?? normalizeContextEngineSlot(config.plugins?.slots?.contextEngine) ?? "legacy";
   const home = await mkdtemp(join(tmpdir(), "clew-replay-"));
   try {
     const counter = await createTokenCounter(config);
@@ -133,7 +132,7 @@ async function replay(io: CliIo, file: string | undefined, options: ReplayOption
     const fallback =
       result.engineId === configured
         ? ""
-        : ` (the configured engine "${configured}" did not run; "clew doctor" says why)`;
+        : ` (in place of "${configured}": ${whyNotRun(configured, engines)})`;
     io.stdout(
       `Engine: ${result.engineId}${fallback} · ${result.compactions.length} compactions by the host\n`,
     );
@@ -194,4 +193,32 @@ function positive(option: string, value: string | undefined): number | undefined
 
 function formatTokens(tokens: number): string {
   return tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens);
+}
+
+type LoadedEngines = Awaited<ReturnType<typeof loadEngines>>;
+
+/** Why no engine `engineId` is registered: its plugin is disabled, failed to load, or missing. */
+function whyUnavailable(engineId: string, { registry, report }: LoadedEngines): string {
+  const plugin = report.plugins.find((candidate) => candidate.id === engineId);
+  if (plugin !== undefined && !plugin.enabled)
+    return `plugin ${engineId} is installed but disabled (enable it with "clew plugins enable ${engineId}")`;
+  if (plugin?.error !== undefined)
+    return `plugin ${engineId} did not load (${plugin.error.stage}): ${plugin.error.message}`;
+  const fromCheckout =
+    engineId === "lossless"
+      ? ' (Clew\'s own, from a checkout: "clew plugins install --link packages/engine-lossless")'
+      : "";
+  return (
+    `no installed or linked plugin registers it (engines here: ${registry.ids().join(", ")}); install one with ` +
+    `"clew plugins install <folder | .tgz | npm spec>"${fromCheckout}`
+  );
+}
+
+/** Why the configured engine is not the one the replay ended on. */
+function whyNotRun(engineId: string, engines: LoadedEngines): string {
+  if (engines.registry.get(engineId) === undefined) return whyUnavailable(engineId, engines);
+  const failure = engines.registry.quarantine.get(engineId);
+  return failure === undefined
+    ? "it did not run"
+    : `it failed (${failure.operation}: ${failure.reason}) and legacy took over`;
 }

@@ -49,6 +49,14 @@ export interface CountedTerm {
 const PHRASE_WORDS = 2;
 /** Words of a phrase `selectCounted` matches at most (see `narrowed`). */
 const MAX_PHRASE_WORDS = 4;
+/** A narrowed phrase with more matches than this is matched whole after all (see `phraseIds`). */
+const MAX_NARROWED_MATCHES = 50;
+/**
+ * Terms whose words `WORD_RUN` splits as FTS5's tokenizer does: printable ASCII. Elsewhere the
+ * two can differ (unicode61 keeps combining marks inside a word), and a run cut at the wrong
+ * place could match nothing.
+ */
+const NARROWABLE = /^[\x20-\x7e]+$/;
 
 /** A term being selected: its place in the query, and whether it is common only by its words. */
 type Counted = CountedTerm & { index: number; assumedCommon?: boolean };
@@ -119,9 +127,8 @@ export class TermSelection {
     if (!counted.some(isRare) && counted.some((entry) => entry.assumedCommon === true)) {
       return this.selectFrom(
         counted.map((entry) =>
-          entry.assumedCommon === true
-            ? { ...this.phraseIds(entry.term, cap, storeSize), index: entry.index }
-            : entry,
+          // Matched whole: a run of common words would only find the newest of many matches.
+          entry.assumedCommon === true ? { ...this.phraseIds(entry.term, cap), index: entry.index } : entry,
         ),
       );
     }
@@ -129,27 +136,35 @@ export class TermSelection {
   }
 
   /**
-   * A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`), matched
-   * as `narrowed` phrase.
+   * A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`). With
+   * `storeSize`, a long phrase is matched by its `narrowed` run when that run is selective (at most
+   * `MAX_NARROWED_MATCHES` matches, all of them ranked), and whole otherwise.
    */
-  private phraseIds(term: string, cap: number, storeSize: number): CountedTerm {
-    const expression = matchExpression([this.narrowed(term, cap, storeSize)]);
-    const newestIds = this.newestIds.all(expression, cap) as number[];
+  private phraseIds(term: string, cap: number, storeSize?: number): CountedTerm {
+    const run = storeSize === undefined ? undefined : this.narrowed(term, cap, storeSize);
+    if (run !== undefined) {
+      const newestIds = this.newestIds.all(matchExpression([run]), cap) as number[];
+      if (newestIds.length <= MAX_NARROWED_MATCHES)
+        return { term, matches: newestIds.length, capped: false, newestIds };
+    }
+    const newestIds = this.newestIds.all(matchExpression([term]), cap) as number[];
     return { term, matches: newestIds.length, capped: newestIds.length >= cap, newestIds };
   }
 
   /**
-   * `term`, or, past `MAX_PHRASE_WORDS` words (a pasted path, URL or id), its run of that many
-   * words with the fewest matches, the later run among equals (a path ends with its file name).
-   * FTS5 matches a phrase by walking the match list of every word in it, so a path's common words
-   * (`users`, `src`) cost milliseconds each (a 13-word path at 50k messages: 3.9 ms, its last three
-   * words: 0.5 ms), while its rare words decide which messages match. The run matches every
-   * message the whole phrase does, and those that share its rarest part.
+   * For a phrase of more than `MAX_PHRASE_WORDS` words (a pasted path, URL or id) with a common word
+   * among rarer ones, its run of that many words with the fewest matches, the later run among
+   * equals (a path ends with its file name); else undefined. FTS5 matches a phrase by walking the
+   * match list of every word in it, so a path's common words (`users`, `src`) cost milliseconds each
+   * (a 13-word path at 50k messages: 3.9 ms; its last three words: 0.5 ms), while its rare words
+   * decide which messages match. The run matches every message the whole phrase does, and those
+   * that share its rarest part, ranked alike.
    */
-  private narrowed(term: string, cap: number, storeSize: number): string {
+  private narrowed(term: string, cap: number, storeSize: number): string | undefined {
     const words = term.match(WORD_RUN) ?? [];
-    if (words.length <= MAX_PHRASE_WORDS) return term;
+    if (words.length <= MAX_PHRASE_WORDS || !NARROWABLE.test(term)) return undefined;
     const counts = words.map((word) => this.keptMatches(word, cap, storeSize));
+    if (!counts.some((count) => count >= cap)) return undefined;
     let best = 0;
     let fewest = Number.POSITIVE_INFINITY;
     for (let start = 0; start + MAX_PHRASE_WORDS <= words.length; start++) {
