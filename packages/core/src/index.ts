@@ -351,6 +351,7 @@ export {
   SessionLock,
   type SessionLockOptions,
 } from "./transcript/jsonl/session-lock.js";
+export { type ParentChain, parentChain } from "./transcript/parent-chain.js";
 export {
   SessionIndex,
   type SessionIndexEntry,

@@ -20,7 +20,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
-import type { AgentMessage } from "@clew/core";
+import { type AgentMessage, parentChain } from "@clew/core";
 import { forEachLineOf, type LinePlace } from "./jsonl-lines.js";
 
 export interface BranchNode {
@@ -154,47 +154,14 @@ function judgeEntry(value: Record<string, unknown>, nodes: ReadonlyMap<string, B
   };
 }
 
-/** The messages from the newest entry back to the root, root first (see `chainTo`). */
+/** The messages from the newest entry back to the root, root first (see core's `parentChain`). */
 export function branchMessages(
   nodes: ReadonlyMap<string, BranchNode>,
   leafId: string | undefined,
 ): AgentMessage[] {
-  return chainTo(nodes, leafId ?? null).chain.flatMap((node) =>
+  return parentChain(nodes, leafId ?? null).chain.flatMap((node) =>
     node.message === undefined ? [] : [node.message],
   );
-}
-
-/** A walk from an entry back along its parents (see `chainTo`). */
-export interface ParentChain<Node> {
-  /** Root first. */
-  chain: Node[];
-  /** The parent id the walk did not find (null when it reached a root or met a cycle). */
-  missing: string | null;
-  /** The walk stopped at an entry it had already passed: the parents form a cycle. */
-  cycle: boolean;
-}
-
-/**
- * The entries from `leafId` back along their parents, root first. It stops at a root, at a parent
- * that is not among `nodes`, or at the first entry met twice, so a parent cycle in a damaged file
- * never repeats a message (which the store would then keep twice, as another occurrence).
- */
-export function chainTo<Node extends { parentId: string | null }>(
-  nodes: ReadonlyMap<string, Node>,
-  leafId: string | null,
-): ParentChain<Node> {
-  const chain: Node[] = [];
-  const seen = new Set<string>();
-  let id = leafId;
-  while (id !== null) {
-    if (seen.has(id)) return { chain: chain.reverse(), missing: null, cycle: true };
-    const node = nodes.get(id);
-    if (node === undefined) return { chain: chain.reverse(), missing: id, cycle: false };
-    seen.add(id);
-    chain.push(node);
-    id = node.parentId;
-  }
-  return { chain: chain.reverse(), missing: null, cycle: false };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

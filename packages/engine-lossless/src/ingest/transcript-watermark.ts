@@ -21,10 +21,10 @@
  */
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
-import type { AgentMessage } from "@clew/core";
+import { type AgentMessage, parentChain } from "@clew/core";
 import type { TranscriptWatermark } from "../store/store.js";
 import { readBytes } from "./jsonl-lines.js";
-import { chainTo, type EntryScan, scanEntries } from "./transcript-branch.js";
+import { type EntryScan, scanEntries } from "./transcript-branch.js";
 
 /** A header line longer than this is not hashed: such a file is read whole every time. */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -109,7 +109,7 @@ async function stillHolds(
  * tail, when it leaves it at `leafId` or at a root; undefined otherwise (another branch, a cycle).
  */
 function continuingBranch(scan: EntryScan, leafId: string | null): AgentMessage[] | undefined {
-  const walk = chainTo(scan.nodes, scan.leafId ?? null);
+  const walk = parentChain(scan.nodes, scan.leafId ?? null);
   // A chain that leaves the tail must continue the imported branch.
   if (walk.cycle || (walk.missing !== null && walk.missing !== leafId)) return undefined;
   return walk.chain.flatMap((node) => (node.message === undefined ? [] : [node.message]));

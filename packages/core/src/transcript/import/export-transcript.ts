@@ -13,6 +13,7 @@
  */
 import type { AgentMessage } from "../../messages.js";
 import type { SessionHeader, TranscriptEntry } from "../entries.js";
+import { parentChain } from "../parent-chain.js";
 import { bashExecutionText, renderMarkdownTranscript, textOfContent } from "./export-markdown.js";
 import { isRecordObject, stringField } from "./import-log.js";
 
@@ -73,15 +74,7 @@ function toJsonLines(header: SessionHeader, entries: readonly TranscriptEntry[])
  */
 export function activeBranch(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  const branch: TranscriptEntry[] = [];
-  const visited = new Set<string>();
-  let current = entries.at(-1);
-  while (current !== undefined && !visited.has(current.id)) {
-    visited.add(current.id);
-    branch.push(current);
-    current = current.parentId === null ? undefined : byId.get(current.parentId);
-  }
-  return branch.reverse();
+  return parentChain(byId, entries.at(-1)?.id ?? null).chain;
 }
 
 /** The branch as Chat Completions messages; entries the model never sees are left out. */

@@ -17,6 +17,7 @@ import type { TranscriptRewriteRequest, TranscriptRewriteResult } from "../../co
 import { describeError, TranscriptWriteError } from "../../errors.js";
 import type { AgentMessage } from "../../messages.js";
 import type { NewTranscriptEntry, SessionHeader, TranscriptEntry } from "../entries.js";
+import { parentChain } from "../parent-chain.js";
 import type { FsyncPolicy, Transcript, TranscriptLoadIssue } from "../transcript-store.js";
 import { copyRange, fsyncDirectory, type TranscriptFileOperations, writeFully } from "./file-operations.js";
 import { isPlainObject, type LineRange, type LoadedTranscript } from "./parse-lines.js";
@@ -102,20 +103,8 @@ export class JsonlTranscript implements Transcript {
   /** Cached until the next append or rewrite, and frozen because callers share it. */
   branch(): TranscriptEntry[] {
     if (this.branchCache !== undefined) return this.branchCache;
-    const path: TranscriptEntry[] = [];
-    const seen = new Set<string>();
-    let id = this.leafId;
-    // A parent cycle in a hand-edited file stops at the first entry met twice: no entry is
-    // walked twice (the context would repeat it, and an engine would store it again).
-    while (id !== null && !seen.has(id)) {
-      const entry = this.byId.get(id);
-      if (entry === undefined) break;
-      seen.add(id);
-      path.push(entry);
-      id = entry.parentId;
-    }
-    path.reverse();
-    this.branchCache = Object.freeze(path) as TranscriptEntry[];
+    // A parent cycle in a hand-edited file stops at the first entry met twice.
+    this.branchCache = Object.freeze(parentChain(this.byId, this.leafId).chain) as TranscriptEntry[];
     return this.branchCache;
   }
 
