@@ -17,7 +17,7 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
   const { session } = report;
   const kinds = session.summariesByKind;
   const lines = [
-    `Store: ${formatBytes(report.store.bytesOnDisk)} (${report.store.kind}) · ${count(session.messageCount)} messages (${formatBytes(session.rawJsonBytes)} JSON) · ${count(session.summaryCount)} summaries (${kinds.leaf} leaf, ${kinds.condensed} condensed; deepest chain ${session.deepestChain})`,
+    `Store: ${formatBytes(report.store.bytesOnDisk)} (${report.store.kind}) · ${counted(session.messageCount, "message", "messages")} (${formatBytes(session.rawJsonBytes)} JSON) · ${counted(session.summaryCount, "summary", "summaries")} (${kinds.leaf} leaf, ${kinds.condensed} condensed; deepest chain ${session.deepestChain})`,
     `View: ${count(session.viewItems)} items, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
     report.lastCompaction === undefined
       ? "Last compaction: none recorded"
@@ -37,7 +37,7 @@ export function formatPass(pass: StoredCompactionPass, now: number): string {
   return (
     `${pass.passId} ${formatAgo(pass.startedAt, now)} ${pass.trigger} ${pass.outcome} (${pass.level}): ` +
     `${count(pass.tokensBefore)} → ${count(pass.tokensAfter)} tokens${change}, ` +
-    `${pass.summaryIds.length} summaries, ${Math.round(pass.durationMs)} ms${reason}`
+    `${counted(pass.summaryIds.length, "summary", "summaries")}, ${Math.round(pass.durationMs)} ms${reason}`
   );
 }
 
@@ -47,7 +47,7 @@ export function formatAssembly(record: StoredAssemblyRecord, now: number): strin
   const left =
     evicted.items === 0
       ? "nothing left out"
-      : `${count(evicted.items)} items left out (${span(evicted.first, evicted.last)})`;
+      : `${counted(evicted.items, "item", "items")} left out (${span(evicted.first, evicted.last)})`;
   const prefix =
     record.prefixStable === null
       ? "first recorded"
@@ -77,4 +77,9 @@ function span(first: string | undefined, last: string | undefined): string {
 
 function count(value: number): string {
   return value.toLocaleString("en-US");
+}
+
+/** `1 summary`, `2 summaries`. */
+function counted(value: number, one: string, many: string): string {
+  return `${count(value)} ${value === 1 ? one : many}`;
 }

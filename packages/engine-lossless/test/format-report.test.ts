@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { formatPass } from "../src/inspect/format-report.js";
+import type { StoredCompactionPass } from "../src/store/store.js";
+
+const NOW = Date.UTC(2026, 10, 30, 12);
+
+function pass(summaryIds: string[]): StoredCompactionPass {
+  return {
+    sessionId: "s",
+    passId: "pass_1",
+    trigger: "maintain",
+    startedAt: NOW,
+    durationMs: 12.4,
+    targetTokens: 1_000,
+    budgetTokens: 2_000,
+    summarizer: "extractive",
+    viewVersionBefore: 1,
+    viewVersionAfter: 2,
+    level: "leaf",
+    outcome: "compacted",
+    tokensBefore: 4_200,
+    tokensAfter: 1_100,
+    inputs: { messages: 10, summaries: 0, tokens: 4_000 },
+    outputs: { leaf: summaryIds.length, condensed: 0, tokens: 300 },
+    summaryIds,
+    writtenBy: ["extractive"],
+  };
+}
+
+describe("a compaction pass as one line", () => {
+  it("counts its summaries in the singular or the plural", () => {
+    expect(formatPass(pass(["sum_a"]), NOW)).toBe(
+      "pass_1 just now maintain compacted (leaf): 4,200 → 1,100 tokens (−3,100), 1 summary, 12 ms",
+    );
+    expect(formatPass(pass(["sum_a", "sum_b"]), NOW)).toContain("(−3,100), 2 summaries, 12 ms");
+  });
+});
