@@ -204,19 +204,16 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private add(seq: number, text: string): void {
     const row = this.seqs.length;
     this.seqs.push(seq);
-    let length = 0;
-    const seen = new Set<number>();
-    for (const match of text.slice(0, MAX_TEXT_CHARS).toLowerCase().matchAll(WORD)) {
-      length++;
-      const term = termOf(match[0]);
+    const words = text.slice(0, MAX_TEXT_CHARS).toLowerCase().match(WORD) ?? [];
+    for (const match of words) {
+      const term = termOf(match);
       if (term === undefined) continue;
-      const word = this.wordId(term);
-      if (seen.has(word)) continue;
-      seen.add(word);
-      this.postings[word]?.push(row);
+      const postings = this.postings[this.wordId(term)] as number[];
+      // Rows are added in order, so a word this message already has ends its postings with it.
+      if (postings[postings.length - 1] !== row) postings.push(row);
     }
-    this.lengths.push(length);
-    this.totalLength += length;
+    this.lengths.push(words.length);
+    this.totalLength += words.length;
   }
 
   private wordId(word: string): number {
