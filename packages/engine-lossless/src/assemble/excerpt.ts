@@ -141,12 +141,23 @@ export function wholeWordPlaces(text: string, raw: string): number[] {
 /** Whether the code point before `from` or the one at `to` is a letter or digit. */
 function touchesWord(text: string, from: number, to: number): boolean {
   const after = text.codePointAt(to);
-  if (after !== undefined && WORD_CHARACTER.test(String.fromCodePoint(after))) return true;
+  if (after !== undefined && isWordCharacter(after)) return true;
   if (from === 0) return false;
   const last = text.charCodeAt(from - 1);
   const pairStart = from >= 2 && last >= 0xdc00 && last <= 0xdfff ? text.charCodeAt(from - 2) : -1;
   const before = pairStart >= 0xd800 && pairStart <= 0xdbff ? (text.codePointAt(from - 2) as number) : last;
-  return WORD_CHARACTER.test(String.fromCodePoint(before));
+  return isWordCharacter(before);
+}
+
+/** `WORD_CHARACTER` of one code point; ASCII by its code (most of what a log or code holds). */
+function isWordCharacter(codePoint: number): boolean {
+  if (codePoint < 0x80)
+    return (
+      (codePoint >= 0x30 && codePoint <= 0x39) ||
+      (codePoint >= 0x41 && codePoint <= 0x5a) ||
+      (codePoint >= 0x61 && codePoint <= 0x7a)
+    );
+  return WORD_CHARACTER.test(String.fromCodePoint(codePoint));
 }
 
 /** The first offset at or after `at` that follows whitespace (within the slack), else `at`. */
