@@ -18,7 +18,7 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
   const kinds = session.summariesByKind;
   const lines = [
     `Store: ${formatBytes(report.store.bytesOnDisk)} (${report.store.kind}) · ${counted(session.messageCount, "message", "messages")} (${formatBytes(session.rawJsonBytes)} JSON) · ${counted(session.summaryCount, "summary", "summaries")} (${kinds.leaf} leaf, ${kinds.condensed} condensed; deepest chain ${session.deepestChain})`,
-    `View: ${count(session.viewItems)} items, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
+    `View: ${counted(session.viewItems, "item", "items")}, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
     report.lastCompaction === undefined
       ? "Last compaction: none recorded"
       : `Last compaction: ${formatPass(report.lastCompaction, now)}`,
