@@ -8,6 +8,7 @@ import type { LosslessEngineOptions } from "../src/options.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { LosslessStore } from "../src/store/store.js";
 import { codingConversation, longConversation } from "./support/conversations.js";
+import { paidSummarizer } from "./support/paid-summarizer.js";
 import { store as stored } from "./support/preparation.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -89,13 +90,7 @@ describe("compaction pass records", () => {
   });
 
   it("records what the summarizer reported the pass's summaries cost, and no cost when it reports none", async () => {
-    const paid: Summarizer = {
-      id: "model:test/paid",
-      summarize: async (input) => {
-        input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.002 });
-        return "## Goal\n- keep going";
-      },
-    };
+    const paid = paidSummarizer("model:test/paid", "## Goal\n- keep going", 0.002);
     const { engine, store } = await engineWithStore({ summarizer: paid, prepareSummaries: false });
     await stored(engine, "s", longConversation(30));
     await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });

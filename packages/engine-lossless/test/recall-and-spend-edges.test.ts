@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type AgentMessage, charEstimateTokenCounter, MemoryLogger, type Summarizer } from "@clew/core";
+import { type AgentMessage, charEstimateTokenCounter, MemoryLogger } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { excerptOf } from "../src/assemble/excerpt.js";
 import { isRecalledContext } from "../src/assemble/recall-evidence.js";
@@ -14,6 +14,7 @@ import {
 } from "../src/embeddings/word-vectors/word-vector-table.js";
 import type { StoredMessage } from "../src/store/store.js";
 import { fillerText, readOutputThenChat } from "./support/conversations.js";
+import { paidSummarizer } from "./support/paid-summarizer.js";
 import {
   assembleAfterCompaction,
   SMALL_CHUNKS,
@@ -181,15 +182,7 @@ describe("excerpts by distinct query words", () => {
 
 describe("the cost of a paid but unusable summary", () => {
   it("records the tokens and dollars of an empty answer the summarizer reported, though the fallback wrote the summary", async () => {
-    let calls = 0;
-    const emptyButPaid: Summarizer = {
-      id: "model:test/empty-but-paid",
-      summarize: async (input) => {
-        calls += 1;
-        input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.002 });
-        return "   ";
-      },
-    };
+    const emptyButPaid = paidSummarizer("model:test/empty-but-paid", "   ", 0.002);
     const { engine } = databases.open(await databases.path(), {
       ...SMALL_CHUNKS,
       summarizer: emptyButPaid,
@@ -198,6 +191,7 @@ describe("the cost of a paid but unusable summary", () => {
     await stored(engine, "s", turns(40));
     const result = await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
     expect(result).toMatchObject({ ok: true, compacted: true });
+    const calls = emptyButPaid.calls;
     expect(calls).toBeGreaterThan(1);
 
     const pass = (await engine.inspect("s")).lastCompaction;
@@ -221,15 +215,11 @@ describe("a node whose room cannot hold a cut summary", () => {
     let built = 0;
     let paidThenDropped = 0;
     for (let maxTokens = 10; maxTokens <= 200; maxTokens++) {
-      let calls = 0;
-      const paid: Summarizer = {
-        id: "model:test/paid",
-        summarize: async (input) => {
-          calls += 1;
-          input.onUsage?.({ inputTokens: 500, outputTokens: 50, costUsd: 0.01 });
-          return "a summary longer than any room it is given. ".repeat(40);
-        },
-      };
+      const paid = paidSummarizer(
+        "model:test/paid",
+        "a summary longer than any room it is given. ".repeat(40),
+        0.01,
+      );
       const node = await buildNode(
         { ...settings, summarizer: paid },
         { sessionId: "s", items: [raw(1), raw(2)], maxTokens },
@@ -238,7 +228,7 @@ describe("a node whose room cannot hold a cut summary", () => {
         built += 1;
         expect(node.summary.costUsd).toBe(0.01);
         expect(node.item.tokens).toBeLessThanOrEqual(maxTokens);
-      } else if (calls > 0) paidThenDropped += 1;
+      } else if (paid.calls > 0) paidThenDropped += 1;
     }
     expect(built).toBeGreaterThan(50);
     expect(paidThenDropped).toBe(0);

@@ -196,7 +196,9 @@ async function softTermUnits(
   };
   let chosen = chooseHits(choice);
   if (chosen.room.takesMore()) {
-    const wordHits = followedBy(meaningHits, await searchWords(), CANDIDATES).slice(meaningHits.length);
+    const found = new Set(meaningHits.map((hit) => hit.key));
+    // The full-text hits the soft term hits lack, in their order: the choice goes by order alone.
+    const wordHits = (await searchWords()).filter((hit) => !found.has(hit.key)).slice(0, CANDIDATES);
     await heads.read(wordHits.map((hit) => hit.key));
     chosen = chooseHits({ ...choice, hits: wordHits }, chosen);
   }

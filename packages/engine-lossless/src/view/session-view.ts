@@ -64,7 +64,6 @@ export class SessionView {
   private readonly summaryTokensBefore: number[] = [0];
   /** `messageKey` of the newest stored messages, newest last. */
   private readonly recent: string[] = [];
-  private openCallIds = new Set<string>();
   /** The open group's calls that need a result in the context (see `unanswered-calls.ts`). */
   private readonly openCalls = new OpenCalls();
 
@@ -97,16 +96,8 @@ export class SessionView {
   push(item: Omit<ViewItem, "startsGroup" | "orphan">): void {
     const toolCallId = toolResultCallId(item.message);
     const startsGroup = toolCallId === undefined;
-    const orphan = !startsGroup && !this.openCallIds.has(toolCallId);
-    if (startsGroup) {
-      this.closeGroup(item);
-      this.openCallIds = new Set(toolCallIdsOf(item.message));
-      this.openCalls.start(item.message);
-    } else if (!orphan) {
-      // A second result for the same call is an orphan too: no provider pairs two with one call.
-      this.openCallIds.delete(toolCallId);
-      this.openCalls.answer(toolCallId);
-    }
+    const orphan = !startsGroup && !this.openCalls.answer(toolCallId);
+    if (startsGroup) this.closeGroup(item, this.openCalls.start(item.message));
     // Built field by field: an object spread of items made in many places costs most of a push.
     const full: ViewItem = {
       position: item.position,
@@ -133,28 +124,20 @@ export class SessionView {
    * results where it ends. Leading results continue the view's newest group. The view is unchanged.
    */
   assembledAfter(messages: readonly AgentMessage[]): AgentMessage[] {
-    const openCalls = this.openCalls.copy();
-    let openIds = new Set(this.openCallIds);
+    const group = this.openCalls.copy();
     const assembled: AgentMessage[] = [];
     for (const message of messages) {
       const toolCallId = toolResultCallId(message);
-      if (toolCallId === undefined) {
-        assembled.push(...openCalls.unanswered());
-        openIds = new Set(toolCallIdsOf(message));
-        openCalls.start(message);
-        assembled.push(message);
-      } else if (openIds.delete(toolCallId)) {
-        openCalls.answer(toolCallId);
-        assembled.push(message);
-      }
+      if (toolCallId === undefined) assembled.push(...group.start(message), message);
+      else if (group.answer(toolCallId)) assembled.push(message);
     }
-    assembled.push(...openCalls.unanswered());
+    assembled.push(...group.unanswered());
     return assembled;
   }
 
-  /** A group ends at `next`: its calls that got no result are answered in the context. */
-  private closeGroup(next: Omit<ViewItem, "startsGroup" | "orphan">): void {
-    for (const message of this.openCalls.unanswered()) {
+  /** A group ends at `next`: its calls that got no result (`unanswered`) are answered in the context. */
+  private closeGroup(next: Omit<ViewItem, "startsGroup" | "orphan">, unanswered: AgentMessage[]): void {
+    for (const message of unanswered) {
       // Part of the group it closes (never a cut point), labelled like the call's message.
       const previous = this.assembledItems.at(-1);
       const ref = previous?.ref ?? next.ref;
@@ -274,13 +257,4 @@ function toolResultCallId(message: AgentMessage): string | undefined {
   return record.role === "toolResult" && typeof record.toolCallId === "string"
     ? record.toolCallId
     : undefined;
-}
-
-function toolCallIdsOf(message: AgentMessage): string[] {
-  const record = message as unknown as Record<string, unknown>;
-  if (record.role !== "assistant" || !Array.isArray(record.content)) return [];
-  return record.content.flatMap((block: unknown) => {
-    const part = block as Record<string, unknown>;
-    return part.type === "toolCall" && typeof part.id === "string" ? [part.id] : [];
-  });
 }

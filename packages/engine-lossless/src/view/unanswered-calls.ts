@@ -13,22 +13,35 @@ import {
   toolCallsOf,
 } from "@clew/core";
 
-/** The calls of the open tool group, and which of them have been answered so far. */
+/**
+ * The open tool group: the ids of its calls that no result has answered yet (a result for any
+ * other id is an orphan), and, of a finished assistant turn, the calls that need a result in the
+ * context. The view and the host's unstored messages are grouped by this one rule.
+ */
 export class OpenCalls {
   private calls: ToolCall[] = [];
   private timestamp = 0;
-  private readonly answered = new Set<string>();
+  private open = new Set<string>();
 
-  /** A new group starts with `message`: its calls (if it is a finished assistant turn) are open. */
-  start(message: AgentMessage): void {
-    this.answered.clear();
+  /**
+   * A new group starts with `message`; answers, as synthetic results, the calls the group it ends
+   * left open. An unfinished (aborted or failed) turn's calls take results but get none made up.
+   */
+  start(message: AgentMessage): AgentMessage[] {
+    const unanswered = this.unanswered();
     const finished = isAssistantMessage(message) && !isUnfinished(message);
+    this.open = new Set(toolCallIdsOf(message));
     this.calls = finished ? toolCallsOf(message) : [];
     this.timestamp = finished ? message.timestamp : 0;
+    return unanswered;
   }
 
-  answer(toolCallId: string): void {
-    this.answered.add(toolCallId);
+  /**
+   * Whether a result for `toolCallId` belongs to the group: it answers one of its calls, not
+   * answered before (no provider pairs two results with one call). Marks the call answered.
+   */
+  answer(toolCallId: string): boolean {
+    return this.open.delete(toolCallId);
   }
 
   /** A copy to continue from without changing this one. */
@@ -36,16 +49,26 @@ export class OpenCalls {
     const copy = new OpenCalls();
     copy.calls = this.calls;
     copy.timestamp = this.timestamp;
-    for (const id of this.answered) copy.answered.add(id);
+    copy.open = new Set(this.open);
     return copy;
   }
 
   /** Synthetic error results for the calls still open. */
   unanswered(): AgentMessage[] {
     return this.calls
-      .filter((call) => !this.answered.has(call.id))
+      .filter((call) => this.open.has(call.id))
       .map((call) => syntheticToolResult(call, this.timestamp));
   }
+}
+
+/** Ids of the tool calls in an assistant message, of any shape a store may hold. */
+function toolCallIdsOf(message: AgentMessage): string[] {
+  const record = message as unknown as Record<string, unknown>;
+  if (record.role !== "assistant" || !Array.isArray(record.content)) return [];
+  return record.content.flatMap((block: unknown) => {
+    const part = block as Record<string, unknown>;
+    return part.type === "toolCall" && typeof part.id === "string" ? [part.id] : [];
+  });
 }
 
 /**

@@ -121,7 +121,7 @@ export class TermSelection {
       const words = term.match(WORD_RUN) ?? [];
       const common = words.every((word) => this.keptMatches(word, cap, storeSize) >= cap);
       if (common) return { term, index, matches: cap, capped: true, assumedCommon: true };
-      return { ...this.phraseIds(term, cap, storeSize), index };
+      return { ...this.phraseIds(term, cap, this.narrowed(term, words, cap, storeSize)), index };
     });
     // With nothing rare found, a phrase taken as common may be rare after all: matched, then.
     if (!counted.some(isRare) && counted.some((entry) => entry.assumedCommon === true)) {
@@ -136,12 +136,11 @@ export class TermSelection {
   }
 
   /**
-   * A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`). With
-   * `storeSize`, a long phrase is matched by its `narrowed` run when that run is selective (at most
-   * `MAX_NARROWED_MATCHES` matches, all of them ranked), and whole otherwise.
+   * A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`); matched
+   * by `run` (see `narrowed`) when that run is selective (at most `MAX_NARROWED_MATCHES` matches,
+   * all of them ranked), else whole.
    */
-  private phraseIds(term: string, cap: number, storeSize?: number): CountedTerm {
-    const run = storeSize === undefined ? undefined : this.narrowed(term, cap, storeSize);
+  private phraseIds(term: string, cap: number, run?: string): CountedTerm {
     if (run !== undefined) {
       const newestIds = this.newestIds.all(matchExpression([run]), cap) as number[];
       if (newestIds.length <= MAX_NARROWED_MATCHES)
@@ -152,7 +151,7 @@ export class TermSelection {
   }
 
   /**
-   * For a phrase of more than `MAX_PHRASE_WORDS` words (a pasted path, URL or id) with a common word
+   * For a phrase (`term`, its `words`) of more than `MAX_PHRASE_WORDS` words (a pasted path, URL or id) with a common word
    * among rarer ones, its run of that many words with the fewest matches, the later run among
    * equals (a path ends with its file name); else undefined. FTS5 matches a phrase by walking the
    * match list of every word in it, so a path's common words (`users`, `src`) cost milliseconds each
@@ -160,8 +159,12 @@ export class TermSelection {
    * decide which messages match. The run matches every message the whole phrase does, and those
    * that share its rarest part, ranked alike.
    */
-  private narrowed(term: string, cap: number, storeSize: number): string | undefined {
-    const words = term.match(WORD_RUN) ?? [];
+  private narrowed(
+    term: string,
+    words: readonly string[],
+    cap: number,
+    storeSize: number,
+  ): string | undefined {
     if (words.length <= MAX_PHRASE_WORDS || !NARROWABLE.test(term)) return undefined;
     const counts = words.map((word) => this.keptMatches(word, cap, storeSize));
     if (!counts.some((count) => count >= cap)) return undefined;
