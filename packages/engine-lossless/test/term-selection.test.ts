@@ -31,21 +31,29 @@ afterEach(async () => {
 });
 
 /**
- * `database`, recording in `reads` the MATCH expression of every read of phrase match ids: the
- * costly query that term selection avoids or narrows.
+ * `database`, recording in `reads` the MATCH expression of every read of phrase match ids (the
+ * costly query that term selection avoids or narrows), and in `counts` that of every count.
  */
-function recordingPhraseReads(database: Database.Database, reads: string[]): Database.Database {
+function recordingPhraseReads(
+  database: Database.Database,
+  reads: string[],
+  counts: string[] = [],
+): Database.Database {
   return new Proxy(database, {
     get(target, property) {
       if (property !== "prepare") return Reflect.get(target, property, target);
       return (sql: string) => {
         const statement = target.prepare(sql);
-        if (!sql.includes("ORDER BY rowid DESC LIMIT ?") || sql.includes("count(*)")) return statement;
-        const all = statement.all.bind(statement);
+        // Either order: newest first, or every match when fewer than the cap.
+        const phraseRead = sql.startsWith("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?");
+        const count = sql.includes("count(*)") && sql.includes("messages_fts MATCH ?");
+        if (!phraseRead && !count) return statement;
+        const method = phraseRead ? "all" : "get";
+        const original = statement[method].bind(statement);
         return Object.assign(statement, {
-          all: (...args: unknown[]) => {
-            reads.push(String(args[0]));
-            return all(...args);
+          [method]: (...args: unknown[]) => {
+            (phraseRead ? reads : counts).push(String(args[0]));
+            return original(...args);
           },
         });
       };
@@ -122,6 +130,65 @@ describe("search term selection (sqlite)", () => {
     expect(hits[0]?.key).toBe(601);
   });
 
+  it("matches at most four phrases of a query, those with the rarest words", async () => {
+    // "deploy zetaN" in N + 1 messages: each phrase matches no more than its rare word does.
+    const records = Array.from({ length: 6 }, (_, phrase) =>
+      Array.from({ length: phrase + 1 }, () => `deploy zeta${phrase}`),
+    ).flat();
+    await store.appendMessages(
+      "s1",
+      records.map((text, index) => textRecord("s1", 601 + index, text)),
+    );
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const reads: string[] = [];
+      const counts: string[] = [];
+      const selection = new TermSelection(recordingPhraseReads(database, reads, counts));
+      // Written most common first: the rarest are matched all the same, and kept in query order.
+      const phrases = [5, 4, 3, 2, 1, 0].map((phrase) => `deploy zeta${phrase}`);
+      const selected = selection.selectCounted(phrases);
+      expect(reads).toEqual([0, 1, 2, 3].map((phrase) => `"deploy zeta${phrase}"`));
+      // Each phrase's words are counted from its end back to a rare one: "deploy" never is.
+      expect(counts).toEqual([5, 4, 3, 2, 1, 0].map((phrase) => `"zeta${phrase}"`));
+      // A phrase with a word no message has matches nothing: it is not matched, nor takes a place.
+      reads.length = 0;
+      selection.selectCounted(["deploy zzqx", ...phrases]);
+      expect(reads).toEqual([0, 1, 2, 3].map((phrase) => `"deploy zeta${phrase}"`));
+      expect(selected.map((entry) => [entry.term, entry.matches])).toEqual([
+        ["deploy zeta3", 4],
+        ["deploy zeta2", 3],
+        ["deploy zeta1", 2],
+        ["deploy zeta0", 1],
+      ]);
+      // Phrases of common words only, with nothing rarer asked: the first four are matched whole.
+      reads.length = 0;
+      const common = ["deploy log", "log line", "line steady", "line rollback", "deploy line", "log deploy"];
+      expect(selection.selectCounted(common).map((entry) => entry.term)).toEqual(["deploy log", "log line"]);
+      expect(reads).toEqual(common.slice(0, 4).map((phrase) => `"${phrase}"`));
+    } finally {
+      database.close();
+    }
+  });
+
+  it("reads a phrase's newest matches when its words' counts may not bound it", async () => {
+    // Decomposed accents: the word split cuts "résumé" at its marks, the tokenizer does not, so
+    // no message has the word "sume" while 250 have the phrase. The cap here is 200.
+    const phrase = "re\u0301sume\u0301 draft";
+    await store.appendMessages(
+      "s1",
+      Array.from({ length: 250 }, (_, index) => textRecord("s1", 601 + index, `my ${phrase} ${index}`)),
+    );
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const [entry] = new TermSelection(database).selectCounted([phrase]);
+      expect(entry?.newestIds).toEqual(Array.from({ length: 200 }, (_, index) => 850 - index));
+    } finally {
+      database.close();
+    }
+  });
+
   it("keeps every term in a store too small for any term to be common", async () => {
     const small = openSqliteStore(join(directory, "small.db"), { backgroundIndexDelayMs: false });
     try {
@@ -160,18 +227,14 @@ describe("search term selection (sqlite)", () => {
       // Short phrases, phrases of rare words only, and phrases past printable ASCII (where the
       // tokenizer and the word split may cut differently) are matched whole.
       reads.length = 0;
-      const whole = [
-        "src/app/theme.ts",
-        "opened/today/see/as/well/now",
-        "/users/ann/re\u0301sume\u0301/cv.pdf",
-      ];
+      const whole = ["src/app/theme.ts", "opened/today/see/as/well", "/users/ann/re\u0301sume\u0301/cv.pdf"];
       for (const term of whole) selection.selectCounted([term, "kestrel"]);
       expect(reads).toEqual(whole.map((term) => `"${term}"`));
       // A run matching more than 50 messages says little: the whole path is matched after it.
       reads.length = 0;
       const [kites] = selection.selectCounted(["/users/ann/src/app/kite"]);
       expect(reads).toEqual([`"ann src app kite"`, `"/users/ann/src/app/kite"`]);
-      expect(kites?.newestIds).toHaveLength(60);
+      expect(kites?.newestIds).toEqual(Array.from({ length: 60 }, (_, index) => 912 - index));
       // A path of common words only, with nothing rarer asked, is matched whole: its newest matches
       // are what it finds, and a run would find newer messages about other paths.
       reads.length = 0;
