@@ -97,6 +97,8 @@ describe("search term selection (sqlite)", () => {
         ["log line", 200],
         ["deploy", undefined],
       ]);
+      // Its newest matches, newest first (600 messages have it).
+      expect(common[0]?.newestIds).toEqual(Array.from({ length: 200 }, (_, index) => 600 - index));
       expect(phraseReads).toEqual(['"log line"']);
       // A phrase with a rare word is matched: its matches are few and it ranks.
       expect(selection.selectCounted(["rollback kestrel", "deploy"]).map((entry) => entry.term)).toEqual([
@@ -130,7 +132,7 @@ describe("search term selection (sqlite)", () => {
     expect(hits[0]?.key).toBe(601);
   });
 
-  it("matches at most four phrases of a query, those with the rarest words", async () => {
+  it("matches at most four phrases of a query, those with the rarest words first", async () => {
     // "deploy zetaN" in N + 1 messages: each phrase matches no more than its rare word does.
     const records = Array.from({ length: 6 }, (_, phrase) =>
       Array.from({ length: phrase + 1 }, () => `deploy zeta${phrase}`),
@@ -148,6 +150,12 @@ describe("search term selection (sqlite)", () => {
       // Written most common first: the rarest are matched all the same, and kept in query order.
       const phrases = [5, 4, 3, 2, 1, 0].map((phrase) => `deploy zeta${phrase}`);
       const selected = selection.selectCounted(phrases);
+      expect(selected.map((entry) => [entry.term, entry.matches])).toEqual([
+        ["deploy zeta3", 4],
+        ["deploy zeta2", 3],
+        ["deploy zeta1", 2],
+        ["deploy zeta0", 1],
+      ]);
       expect(reads).toEqual([0, 1, 2, 3].map((phrase) => `"deploy zeta${phrase}"`));
       // Each phrase's words are counted from its end back to a rare one: "deploy" never is.
       expect(counts).toEqual([5, 4, 3, 2, 1, 0].map((phrase) => `"zeta${phrase}"`));
@@ -155,12 +163,6 @@ describe("search term selection (sqlite)", () => {
       reads.length = 0;
       selection.selectCounted(["deploy zzqx", ...phrases]);
       expect(reads).toEqual([0, 1, 2, 3].map((phrase) => `"deploy zeta${phrase}"`));
-      expect(selected.map((entry) => [entry.term, entry.matches])).toEqual([
-        ["deploy zeta3", 4],
-        ["deploy zeta2", 3],
-        ["deploy zeta1", 2],
-        ["deploy zeta0", 1],
-      ]);
       // Phrases of common words only, with nothing rarer asked: the first four are matched whole.
       reads.length = 0;
       const common = ["deploy log", "log line", "line steady", "line rollback", "deploy line", "log deploy"];
@@ -168,6 +170,95 @@ describe("search term selection (sqlite)", () => {
       expect(reads).toEqual(common.slice(0, 4).map((phrase) => `"${phrase}"`));
     } finally {
       database.close();
+    }
+  });
+
+  it("tries phrases past those that match nothing, eight at most in all", async () => {
+    // "alpha1 deploy omega" once, "omega" in 101 messages: by its last rare word the phrase may
+    // match 101, so four phrases that may match one each are tried first; they match nothing.
+    await store.appendMessages("s1", [
+      textRecord("s1", 601, "alpha1 deploy omega"),
+      ...Array.from({ length: 100 }, (_, index) => textRecord("s1", 602 + index, `omega ${index}`)),
+      ...Array.from({ length: 8 }, (_, index) => textRecord("s1", 702 + index, `beta${index} alone`)),
+    ]);
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const reads: string[] = [];
+      const selection = new TermSelection(recordingPhraseReads(database, reads));
+      const betas = Array.from({ length: 8 }, (_, index) => `deploy beta${index}`);
+      const found = selection.selectCounted(["alpha1 deploy omega", ...betas.slice(0, 4)]);
+      expect(found.map((entry) => [entry.term, entry.matches])).toEqual([["alpha1 deploy omega", 1]]);
+      expect(
+        await store.searchMessages("s1", ["alpha1 deploy omega", ...betas.slice(0, 4)], 5, {
+          maxRanked: 200,
+        }),
+      ).toMatchObject([{ key: 601 }]);
+      // Eight phrases matching nothing: the ninth is not tried, nor are phrases of common words.
+      reads.length = 0;
+      selection.selectCounted([...betas, "alpha1 deploy omega", "deploy log"]);
+      expect(reads).toEqual(betas.map((phrase) => `"${phrase}"`));
+    } finally {
+      database.close();
+    }
+  });
+
+  it("tries phrases past printable ASCII last, since their words' counts need not bound them", async () => {
+    // Decomposed accents: the word split cuts at the marks ("re", "sume"), the tokenizer does not,
+    // so "sume" counts 0 while 250 messages have the phrase.
+    const accented = ["draft re\u0301sume\u0301", "menu cafe\u0301s", "plan nai\u0308ve", "bread pa\u0303o"];
+    await store.appendMessages("s1", [
+      ...accented.flatMap((phrase, which) =>
+        Array.from({ length: 250 }, (_, index) =>
+          textRecord("s1", 601 + which * 250 + index, `x ${phrase} ${index}`),
+        ),
+      ),
+      textRecord("s1", 1601, "deploy kestrel"),
+    ]);
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"), { readonly: true });
+    try {
+      const selected = new TermSelection(database).selectCounted([...accented, "deploy kestrel"]);
+      expect(selected.map((entry) => [entry.term, entry.matches])).toEqual([["deploy kestrel", 1]]);
+    } finally {
+      database.close();
+    }
+  });
+
+  it("reads a phrase's newest matches even when a kept count fell behind", async () => {
+    // Another connection deletes the newest session and its row ids are used again: the counts
+    // this store keeps for "zeta" (0, up to row 700) then fall behind.
+    const other = openSqliteStore(join(directory, "lossless.db"), { backgroundIndexDelayMs: false });
+    try {
+      await store.appendMessages(
+        "s2",
+        Array.from({ length: 100 }, (_, index) => textRecord("s2", index + 1, "other")),
+      );
+      expect(await store.searchMessages("s2", ["deploy zeta"], 10, { maxRanked: 1_000 })).toEqual([]);
+      await other.deleteSession("s2");
+      await other.appendMessages(
+        "s3",
+        Array.from({ length: 100 }, (_, index) => textRecord("s3", index + 1, `deploy zeta ${index}`)),
+      );
+      await other.searchMessages("s3", ["deploy"], 1);
+      // Row ids 601 to 700 again: "zeta" is still counted 0, but checked afresh.
+      expect(await store.searchMessages("s3", ["deploy zeta"], 1_000, { maxRanked: 1_000 })).toHaveLength(
+        100,
+      );
+      await other.appendMessages(
+        "s3",
+        Array.from({ length: 150 }, (_, index) =>
+          textRecord("s3", index + 101, `deploy zeta ${index + 100}`),
+        ),
+      );
+      await other.searchMessages("s3", ["deploy"], 1);
+      // 250 matches, counted as 150: more than the cap of 200, so the newest are read after all.
+      const hits = await store.searchMessages("s3", ["deploy zeta"], 1_000, { maxRanked: 1_000 });
+      expect(hits.map((hit) => hit.key).sort((left, right) => left - right)).toEqual(
+        Array.from({ length: 200 }, (_, index) => 51 + index),
+      );
+    } finally {
+      await other.close();
     }
   });
 

@@ -61,7 +61,6 @@ const BOUNDED_SQL = {
 export class SqliteSearch {
   private readonly bounded: { [Name in keyof typeof BOUNDED_SQL]: Database.Statement };
   private readonly runs: SessionRowRuns;
-  private readonly inOneRead: <Result>(read: () => Result) => Result;
 
   constructor(
     database: Database.Database,
@@ -77,7 +76,6 @@ export class SqliteSearch {
       newestRankedJoined: database.prepare(BOUNDED_SQL.newestRankedJoined),
     };
     this.runs = new SessionRowRuns(database);
-    this.inOneRead = (read) => database.transaction(read).deferred();
   }
 
   /** Message seqs, best first; a higher score is a better match. */
@@ -87,18 +85,9 @@ export class SqliteSearch {
     limit: number,
     options: MessageSearchOptions = {},
   ): SearchHit<number>[] {
-    this.index.catchUp();
-    return this.inOneRead(() => this.messagesNow(sessionId, terms, limit, options));
-  }
-
-  private messagesNow(
-    sessionId: string,
-    terms: readonly string[],
-    limit: number,
-    options: MessageSearchOptions,
-  ): SearchHit<number>[] {
     const session = findSession(this.statements, sessionId);
     if (session === undefined) return [];
+    this.index.catchUp();
     const { maxRanked } = options;
     const skip = options.skip ?? (() => false);
     if (maxRanked === undefined)

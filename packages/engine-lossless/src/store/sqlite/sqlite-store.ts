@@ -90,6 +90,7 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly writer: SqliteViewWriter;
   private readonly reader: SqliteHistoryReader;
   private readonly search: SqliteSearch;
+  private readonly termSelection: TermSelection;
   private readonly recorder: SqliteRecorder;
   private readonly jobs: SqliteSummaryJobs;
   private readonly searchIndex: MessageSearchIndex;
@@ -111,7 +112,8 @@ export class SqliteLosslessStore implements LosslessStore {
     });
     this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     this.reader = new SqliteHistoryReader(database, statements);
-    this.search = new SqliteSearch(database, statements, this.searchIndex, new TermSelection(database));
+    this.termSelection = new TermSelection(database);
+    this.search = new SqliteSearch(database, statements, this.searchIndex, this.termSelection);
     // Messages a crash (or a close before the background step) left unindexed.
     if (this.searchIndex.pendingCount() > 0) this.searchIndex.schedule();
   }
@@ -268,6 +270,8 @@ export class SqliteLosslessStore implements LosslessStore {
       // The deletion unindexes the session's messages, so every one of them must be indexed.
       this.database.transaction(() => {
         this.searchIndex.catchUp();
+        // Their row ids may be used again: counts kept for term selection would fall behind.
+        this.termSelection.forgetCounts();
         return this.recorder.deleteSession(sessionId);
       })(),
     );

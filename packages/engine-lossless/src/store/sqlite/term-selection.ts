@@ -9,8 +9,8 @@
  *
  * A phrase (a pasted path, timestamp or id) costs more to match than a word: FTS5 walks the match
  * list of each of its words. `selectCounted` counts a phrase's words only back to a rare one,
- * matches at most `MAX_MATCHED_PHRASES` phrases per query (those with the rarest words), and
- * matches a long one by its rarest run of words when that run is selective.
+ * matches a few phrases per query, the most selective first (`MAX_MATCHED_PHRASES`), and matches
+ * a long one by its rarest run of words when that run is selective.
  */
 import type Database from "better-sqlite3";
 import { matchExpression } from "./match-expression.js";
@@ -68,13 +68,14 @@ const MAX_NARROWED_MATCHES = 50;
 const NARROWABLE = /^[\x20-\x7e]+$/;
 
 /**
- * Phrases `selectCounted` matches at most per query. Each match costs a pass over the match lists
- * of its words, and a pasted path's words are common (at 50k messages 0.4–2 ms per path, against
- * microseconds for a rare word), while a pasted stack trace holds a dozen paths that mostly find
- * the same few messages. The phrases matched are the most selective: those whose rarest word has
- * the fewest matches (a phrase matches no more messages than its rarest word).
+ * Phrases `selectCounted` matches at most per query, and phrases it tries at most (a phrase whose
+ * words are all there but never side by side matches nothing). Each match costs a pass over the
+ * match lists of its words, and a pasted path's words are common (at 50k messages 0.4–2 ms per
+ * path, against microseconds for a rare word), while a pasted stack trace holds a dozen paths that
+ * mostly find the same few messages. Phrases are tried most selective first (see `byBound`).
  */
 const MAX_MATCHED_PHRASES = 4;
+const MAX_TRIED_PHRASES = 8;
 
 /**
  * A term being selected: its place in the query, whether it is common only by its words, and
@@ -82,14 +83,19 @@ const MAX_MATCHED_PHRASES = 4;
  */
 type Counted = CountedTerm & { index: number; assumedCommon?: boolean; passedOver?: boolean };
 
-/** A phrase with a rare word, waiting to be matched: its words, their counts, the fewest. */
+/** A phrase with a rare word, waiting to be matched: its words and their counts. */
 interface PhraseToMatch {
   term: string;
   index: number;
   words: readonly string[];
   /** Undefined for a word not counted (see `wordCounts`). */
   counts: ReadonlyArray<number | undefined>;
-  fewest: number;
+  /**
+   * The count of its last rare word (see `wordCounts`): no more messages match the phrase, when its
+   * words are the tokenizer's (`NARROWABLE`). Elsewhere a word split off at a combining mark can
+   * count 0 while the phrase matches hundreds, so the bound is unknown (infinite).
+   */
+  bound: number;
 }
 
 /** A phrase's run of words that `selectCounted` matches instead (see `narrowed`), and its rarest word's count. */
@@ -98,11 +104,26 @@ interface PhraseRun {
   fewest: number;
 }
 
-/** The `MAX_MATCHED_PHRASES` phrases with the rarest words, ties to the one written first. */
-function mostSelective(phrases: readonly PhraseToMatch[]): PhraseToMatch[] {
-  return [...phrases]
-    .sort((left, right) => left.fewest - right.fewest || left.index - right.index)
-    .slice(0, MAX_MATCHED_PHRASES);
+/** Phrases a query has tried and matched so far, against `MAX_TRIED_PHRASES` and `MAX_MATCHED_PHRASES`. */
+class PhraseBudget {
+  private tried = 0;
+  private matched = 0;
+
+  spent(): boolean {
+    return this.matched >= MAX_MATCHED_PHRASES || this.tried >= MAX_TRIED_PHRASES;
+  }
+
+  /** Records a phrase tried, and returns it. */
+  paid(entry: CountedTerm): CountedTerm {
+    this.tried += 1;
+    if (entry.matches > 0) this.matched += 1;
+    return entry;
+  }
+}
+
+/** Phrases in the order they are tried: the smallest bound on their matches first, then as written. */
+function byBound(phrases: readonly PhraseToMatch[]): PhraseToMatch[] {
+  return [...phrases].sort((left, right) => left.bound - right.bound || left.index - right.index);
 }
 
 function isRare(entry: CountedTerm): boolean {
@@ -152,50 +173,64 @@ export class TermSelection {
   /**
    * What `select` keeps, with each kept term's match count, for callers that share out ranking
    * work by how many matches each term has. Counts even a single term and in a small store, which
-   * `select` skips (it keeps them all the same). Matches at most `MAX_MATCHED_PHRASES` phrases.
+   * `select` skips (it keeps them all the same). Matches a few phrases at most (`MAX_MATCHED_PHRASES`).
    */
   selectCounted(terms: readonly string[], storeSize = this.storeSize()): CountedTerm[] {
     const cap = capFor(storeSize);
     const phrases: PhraseToMatch[] = [];
     const counted = terms.map((term, index): Counted => {
-      if (!isPhrase(term)) {
-        const matches = this.keptMatches(term, cap, storeSize);
-        return { term, index, matches, capped: matches >= cap };
-      }
-      // A phrase whose every word is common is taken as common without matching it: that
-      // match is the costly one (FTS5 checks positions wherever the common words meet), and
-      // a prompt's pasted paths are mostly such phrases.
-      const words = term.match(WORD_RUN) ?? [];
-      const counts = this.wordCounts(words, cap, storeSize);
-      // Every word was counted unless a rare one was found.
-      const fewest = Math.min(...counts.filter((count) => count !== undefined));
-      if (fewest >= cap) return { term, index, matches: cap, capped: true, assumedCommon: true };
-      // A word no message has: the phrase matches nothing, and must not take a matched phrase's place.
-      if (fewest === 0 && NARROWABLE.test(term)) return { term, index, matches: 0, capped: false };
-      phrases.push({ term, index, words, counts, fewest });
-      return { term, index, matches: 0, capped: false, passedOver: true };
+      if (isPhrase(term)) return this.countedPhrase(term, index, cap, storeSize, phrases);
+      const matches = this.keptMatches(term, cap, storeSize);
+      return { term, index, matches, capped: matches >= cap };
     });
-    for (const phrase of mostSelective(phrases)) {
+    const budget = new PhraseBudget();
+    for (const phrase of byBound(phrases)) {
+      if (budget.spent()) break;
       const run = this.narrowed(phrase, cap, storeSize);
       counted[phrase.index] = {
-        ...this.phraseIds(phrase.term, cap, phrase.fewest, run),
+        ...budget.paid(this.phraseIds(phrase.term, cap, phrase.bound, run)),
         index: phrase.index,
       };
     }
-    // With nothing rare found, a phrase taken as common may be rare after all: matched, then (the
-    // first few, as many as other phrases are).
+    // With nothing rare found, a phrase taken as common may be rare after all: matched whole,
+    // within what is left of the budget (a run of common words would only find the newest of many).
     if (!counted.some(isRare) && counted.some((entry) => entry.assumedCommon === true)) {
-      let left = MAX_MATCHED_PHRASES;
       return this.selectFrom(
         counted.map((entry) => {
-          if (entry.assumedCommon !== true || left === 0) return entry;
-          left -= 1;
-          // Matched whole: a run of common words would only find the newest of many matches.
-          return { ...this.phraseIds(entry.term, cap, cap), index: entry.index };
+          if (entry.assumedCommon !== true || budget.spent()) return entry;
+          const matched = this.phraseIds(entry.term, cap, Number.POSITIVE_INFINITY);
+          return { ...budget.paid(matched), index: entry.index };
         }),
       );
     }
     return this.selectFrom(counted);
+  }
+
+  /**
+   * A phrase term as first counted: common when every word is (taken so without matching it: that
+   * match is the costly one, and a prompt's pasted paths are mostly such phrases), matching nothing
+   * when a word matches nothing, else passed over until `selectCounted` matches it (added to
+   * `phrases`).
+   */
+  private countedPhrase(
+    term: string,
+    index: number,
+    cap: number,
+    storeSize: number,
+    phrases: PhraseToMatch[],
+  ): Counted {
+    const words = term.match(WORD_RUN) ?? [];
+    const counts = this.wordCounts(words, cap, storeSize);
+    // Every word was counted unless a rare one was found.
+    const fewest = Math.min(...counts.filter((count) => count !== undefined));
+    if (fewest >= cap) return { term, index, matches: cap, capped: true, assumedCommon: true };
+    const exact = NARROWABLE.test(term);
+    // Checked afresh, since a kept count can fall behind (see `keptMatches`).
+    if (exact && fewest === 0 && !this.anyMatch(words[counts.indexOf(0)] as string)) {
+      return { term, index, matches: 0, capped: false };
+    }
+    phrases.push({ term, index, words, counts, bound: exact ? fewest : Number.POSITIVE_INFINITY });
+    return { term, index, matches: 0, capped: false, passedOver: true };
   }
 
   /**
@@ -219,28 +254,30 @@ export class TermSelection {
   /**
    * A phrase term with the row ids of its newest matches, up to `cap` (see `CountedTerm`); matched
    * by `run` (see `narrowed`) when that run is selective (at most `MAX_NARROWED_MATCHES` matches,
-   * all of them ranked), else whole. `fewest` is the count of the phrase's rarest word.
+   * all of them ranked), else whole. `bound` is at least its number of matches, when known.
    */
-  private phraseIds(term: string, cap: number, fewest: number, run?: PhraseRun): CountedTerm {
+  private phraseIds(term: string, cap: number, bound: number, run?: PhraseRun): CountedTerm {
     if (run !== undefined) {
       const newestIds = this.matchIds(run.text, cap, run.fewest);
       if (newestIds.length <= MAX_NARROWED_MATCHES)
         return { term, matches: newestIds.length, capped: false, newestIds };
     }
-    const newestIds = this.matchIds(term, cap, fewest);
+    const newestIds = this.matchIds(term, cap, bound);
     return { term, matches: newestIds.length, capped: newestIds.length >= cap, newestIds };
   }
 
   /**
-   * The row ids of the newest `cap` matches of `phrase`, newest first. A phrase matches no more
-   * messages than its rarest word (`fewest` matches): below the cap, every match is read, in the
-   * index's cheaper order. Only where the words are the tokenizer's (`NARROWABLE`): elsewhere a
-   * word's count need not bound the phrase.
+   * The row ids of the newest `cap` matches of `phrase`, newest first. When fewer than `cap` are
+   * expected (`bound`), every match is read in the index's cheaper order and turned round; should
+   * that read reach the cap after all (a kept count that fell behind), it is read newest first.
    */
-  private matchIds(phrase: string, cap: number, fewest: number): number[] {
+  private matchIds(phrase: string, cap: number, bound: number): number[] {
     const expression = matchExpression([phrase]);
-    if (fewest >= cap || !NARROWABLE.test(phrase)) return this.newestIds.all(expression, cap) as number[];
-    return (this.allIds.all(expression, cap) as number[]).reverse();
+    if (bound < cap) {
+      const ids = this.allIds.all(expression, cap) as number[];
+      if (ids.length < cap) return ids.reverse();
+    }
+    return this.newestIds.all(expression, cap) as number[];
   }
 
   /**
@@ -305,8 +342,11 @@ export class TermSelection {
    * and a count read cold costs more than the ranking that follows. A kept count is brought up to
    * date by counting only the messages stored since (`storeSize` is the highest row id, and every
    * message up to it is indexed when a search runs); a term that reached the cap stays common
-   * until the store has grown by `COUNT_STALE_GROWTH`. Deleting a session leaves kept counts high,
-   * which only shifts how ranking work is shared out, never what a ranked match scores.
+   * until the store has grown by `COUNT_STALE_GROWTH`, and this store's deletes forget every count
+   * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
+   * and their row ids are used again, or a read-only connection counts messages its writer has
+   * not indexed yet. That shifts which terms are ranked and which phrases are tried first, never
+   * which messages a phrase matches (`matchIds`, and a count of 0 is checked afresh).
    */
   private keptMatches(term: string, cap: number, storeSize: number): number {
     const kept = this.kept.get(term);
@@ -325,6 +365,16 @@ export class TermSelection {
     this.kept.set(term, entry);
     if (this.kept.size > KEPT_COUNTS) this.kept.delete(this.kept.keys().next().value as string);
     return entry.capped ? cap : Math.min(entry.matches, cap);
+  }
+
+  /** Whether any message matches `term`, counted afresh. */
+  private anyMatch(term: string): boolean {
+    return this.countAbove(term, 0, 1).matches > 0;
+  }
+
+  /** Forgets every kept count: messages were deleted, and their row ids may be used again. */
+  forgetCounts(): void {
+    this.kept.clear();
   }
 
   /** Matches of `term` among messages with a row id above `afterId`, up to `cap`. */
