@@ -175,6 +175,11 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   CREATE INDEX context_items_by_message ON context_items (message_id) WHERE message_id IS NOT NULL;
   CREATE INDEX context_items_by_summary ON context_items (summary_id) WHERE summary_id IS NOT NULL;
   `,
+  // Message heads (seq, role, time, tokens) read from an index: query-aware assembly reads the heads
+  // of dozens of candidates per prompt, and a message row, its JSON inline, is a page of its own
+  // (80 heads at 50k messages: 0.65 ms from the rows, 0.25 ms from this index; it costs an append
+  // about 2 µs per message).
+  "CREATE INDEX messages_heads ON messages (session_ref, seq, role, created_at, tokens);",
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
