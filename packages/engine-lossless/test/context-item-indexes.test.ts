@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { configureConnection, migrate } from "../src/store/sqlite/schema.js";
+import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
+import { configureConnection, migrate, SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { textRecord } from "./support/search-index.js";
 import { useTempStorePath } from "./support/temp-store.js";
 
@@ -11,12 +12,12 @@ const BEFORE_ITEM_INDEXES = 8;
 const BEFORE_HEADS_INDEX = 9;
 
 /** The query plan of `sql` in the store at `path`, one line per step. */
-function planOf(path: string, sql: string): string[] {
+function planOf(path: string, sql: string, parameters: unknown[] = [1]): string[] {
   const database = new Database(path, { readonly: true });
   try {
-    return (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1) as Array<{ detail: string }>).map(
-      (row) => row.detail,
-    );
+    return (
+      database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{ detail: string }>
+    ).map((row) => row.detail);
   } finally {
     database.close();
   }
@@ -59,11 +60,37 @@ describe("reading message heads", () => {
       { seq: 1, role: "user" },
       { seq: 2, role: "user" },
     ]);
+    // The statement the store reads heads with, as it runs it.
+    const sql = (store as unknown as { search: { bounded: { messageHeads: { source: string } } } }).search
+      .bounded.messageHeads.source;
     await store.close();
-    const plan = planOf(
-      temp.path(),
-      "SELECT seq, role, created_at, tokens FROM messages WHERE session_ref = ? AND seq IN (1, 2) ORDER BY seq",
-    );
-    expect(plan).toEqual([expect.stringContaining("USING COVERING INDEX messages_heads")]);
+    const plan = planOf(temp.path(), sql, [1, "[1, 2]"]);
+    expect(plan).toContainEqual(expect.stringContaining("USING COVERING INDEX messages_heads"));
+    expect(plan.some((step) => /\bmessages USING (INDEX|PRIMARY KEY)\b/.test(step))).toBe(false);
+  });
+});
+
+describe("opening a store read-only", () => {
+  it("reads the previous schema as it is, and refuses older and newer ones", async () => {
+    for (const version of [BEFORE_HEADS_INDEX, BEFORE_ITEM_INDEXES, SCHEMA_VERSION + 1]) {
+      const path = `${temp.path()}.${version}`;
+      const database = new Database(path);
+      configureConnection(database);
+      migrate(database, Math.min(version, SCHEMA_VERSION));
+      database.pragma(`user_version = ${version}`);
+      database.close();
+      const open = () => openSqliteStoreReadOnly(path);
+      if (version === BEFORE_ITEM_INDEXES) expect(open).toThrow(/schema version 8, .*to migrate it/);
+      else if (version > SCHEMA_VERSION) expect(open).toThrow(/newer than this code reads.*update Clew/);
+      else {
+        const store = open();
+        expect(await store.readMessageHeads("s", [1])).toEqual([]);
+        await store.close();
+        // Read-only: left at its version.
+        const reopened = new Database(path, { readonly: true });
+        expect(reopened.pragma("user_version", { simple: true })).toBe(BEFORE_HEADS_INDEX);
+        reopened.close();
+      }
+    }
   });
 });

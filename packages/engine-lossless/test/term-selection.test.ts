@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import { TermSelection } from "../src/store/sqlite/term-selection.js";
 import { textRecord } from "./support/search-index.js";
@@ -194,9 +195,10 @@ describe("search term selection (sqlite)", () => {
           maxRanked: 200,
         }),
       ).toMatchObject([{ key: 601 }]);
-      // Eight phrases matching nothing: the ninth is not tried, nor are phrases of common words.
+      // Eight phrases matching nothing: the ninth is not tried, nor are phrases of common words,
+      // which are not returned either (ranked as words they would be matched after all).
       reads.length = 0;
-      selection.selectCounted([...betas, "alpha1 deploy omega", "deploy log"]);
+      expect(selection.selectCounted([...betas, "alpha1 deploy omega", "deploy log"])).toEqual([]);
       expect(reads).toEqual(betas.map((phrase) => `"${phrase}"`));
     } finally {
       database.close();
@@ -241,10 +243,11 @@ describe("search term selection (sqlite)", () => {
         Array.from({ length: 100 }, (_, index) => textRecord("s3", index + 1, `deploy zeta ${index}`)),
       );
       await other.searchMessages("s3", ["deploy"], 1);
-      // Row ids 601 to 700 again: "zeta" is still counted 0, but checked afresh.
+      // Row ids 601 to 700 again: "zeta" was counted 0, and is counted afresh, alone or in a phrase.
       expect(await store.searchMessages("s3", ["deploy zeta"], 1_000, { maxRanked: 1_000 })).toHaveLength(
         100,
       );
+      expect(await store.searchMessages("s3", ["zeta"], 1_000, { maxRanked: 1_000 })).toHaveLength(100);
       await other.appendMessages(
         "s3",
         Array.from({ length: 150 }, (_, index) =>
@@ -277,6 +280,27 @@ describe("search term selection (sqlite)", () => {
       expect(entry?.newestIds).toEqual(Array.from({ length: 200 }, (_, index) => 850 - index));
     } finally {
       database.close();
+    }
+  });
+
+  it("finds a word a read-only store counted before its writer indexed it", async () => {
+    const writer = openSqliteStore(join(directory, "writer.db"), { backgroundIndexDelayMs: false });
+    try {
+      await writer.appendMessages("s", [textRecord("s", 1, "deploy log")]);
+      await writer.searchMessages("s", ["deploy"], 1);
+      await writer.appendMessages("s", [textRecord("s", 2, "a stilt walker"), textRecord("s", 3, "stilt")]);
+      const reader = openSqliteStoreReadOnly(join(directory, "writer.db"));
+      try {
+        // Not indexed yet: the reader finds nothing, and counts "stilt" 0 up to row 3.
+        expect(await reader.searchMessages("s", ["stilt"], 10, { maxRanked: 200 })).toEqual([]);
+        await writer.searchMessages("s", ["deploy"], 1);
+        const hits = await reader.searchMessages("s", ["stilt"], 10, { maxRanked: 200 });
+        expect(hits.map((hit) => hit.key).sort()).toEqual([2, 3]);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await writer.close();
     }
   });
 

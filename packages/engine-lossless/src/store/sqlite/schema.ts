@@ -183,6 +183,11 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/**
+ * The oldest schema this code reads as it is, without migrating it (a read-only open next to a
+ * gateway of the previous release): migration 10 only adds an index.
+ */
+export const OLDEST_READABLE_VERSION = 9;
 
 /** Connection settings: WAL, one writer with short transactions, readers never blocked. */
 export function configureConnection(database: Database.Database): void {

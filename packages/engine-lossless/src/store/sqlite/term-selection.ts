@@ -197,7 +197,9 @@ export class TermSelection {
     if (!counted.some(isRare) && counted.some((entry) => entry.assumedCommon === true)) {
       return this.selectFrom(
         counted.map((entry) => {
-          if (entry.assumedCommon !== true || budget.spent()) return entry;
+          if (entry.assumedCommon !== true) return entry;
+          // Not matched: without its ids it would be ranked as a word, the costly phrase match.
+          if (budget.spent()) return { ...entry, passedOver: true };
           const matched = this.phraseIds(entry.term, cap, Number.POSITIVE_INFINITY);
           return { ...budget.paid(matched), index: entry.index };
         }),
@@ -225,10 +227,8 @@ export class TermSelection {
     const fewest = Math.min(...counts.filter((count) => count !== undefined));
     if (fewest >= cap) return { term, index, matches: cap, capped: true, assumedCommon: true };
     const exact = NARROWABLE.test(term);
-    // Checked afresh, since a kept count can fall behind (see `keptMatches`).
-    if (exact && fewest === 0 && !this.anyMatch(words[counts.indexOf(0)] as string)) {
-      return { term, index, matches: 0, capped: false };
-    }
+    // A word no message has (counted afresh, see `keptMatches`): the phrase matches nothing.
+    if (exact && fewest === 0) return { term, index, matches: 0, capped: false };
     phrases.push({ term, index, words, counts, bound: exact ? fewest : Number.POSITIVE_INFINITY });
     return { term, index, matches: 0, capped: false, passedOver: true };
   }
@@ -346,14 +346,22 @@ export class TermSelection {
    * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
    * and their row ids are used again, or a read-only connection counts messages its writer has
    * not indexed yet. That shifts which terms are ranked and which phrases are tried first, never
-   * which messages a phrase matches (`matchIds`, and a count of 0 is checked afresh).
+   * which messages a term matches: a count of 0 is counted afresh, and phrase ids never depend on
+   * counts (`matchIds`).
    */
   private keptMatches(term: string, cap: number, storeSize: number): number {
     const kept = this.kept.get(term);
     this.kept.delete(term);
     let entry: KeptCount;
     const stillCommon = kept?.capped === true && storeSize <= kept.countedAt * (1 + COUNT_STALE_GROWTH);
-    if (kept === undefined || storeSize < kept.countedTo || (kept.capped && !stillCommon)) {
+    // A count of 0 is never kept: it is cheap to count again, and one that fell behind would
+    // leave the term out of every search (see above).
+    if (
+      kept === undefined ||
+      kept.matches === 0 ||
+      storeSize < kept.countedTo ||
+      (kept.capped && !stillCommon)
+    ) {
       entry = { ...this.countAbove(term, 0, cap), countedTo: storeSize, countedAt: storeSize };
     } else if (stillCommon) {
       entry = kept;
@@ -365,11 +373,6 @@ export class TermSelection {
     this.kept.set(term, entry);
     if (this.kept.size > KEPT_COUNTS) this.kept.delete(this.kept.keys().next().value as string);
     return entry.capped ? cap : Math.min(entry.matches, cap);
-  }
-
-  /** Whether any message matches `term`, counted afresh. */
-  private anyMatch(term: string): boolean {
-    return this.countAbove(term, 0, 1).matches > 0;
   }
 
   /** Forgets every kept count: messages were deleted, and their row ids may be used again. */
