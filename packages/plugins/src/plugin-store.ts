@@ -231,9 +231,10 @@ export class PluginStore {
     });
     if (await hasDependencies(staging)) {
       await installDependencies(this.npm, staging).catch((error: unknown) => {
+        const detail = describeError(error);
         throw new PluginInstallError(
           spec,
-          `cannot install the dependencies of ${spec}: ${describeError(error)}`,
+          `cannot install the dependencies of ${spec}: ${detail}${unpublishedClewHint(detail, source)}`,
           error,
         );
       });
@@ -259,6 +260,16 @@ export class PluginStore {
     }
     return folders;
   }
+}
+
+/**
+ * What to do when npm could not find one of Clew's own packages (`@clew/...`): they are not on
+ * the registry, so a plugin that depends on them (Clew's own, from a checkout) is linked instead.
+ */
+function unpublishedClewHint(npmError: string, source: SpecSource): string {
+  if (!/\bE?404\b/.test(npmError) || !/@clew(\/|%2f)/i.test(npmError)) return "";
+  const folder = source.kind === "npm" ? "<its folder in a Clew checkout>" : source.path;
+  return `\nClew's own packages (@clew/...) are not on the npm registry: link the plugin instead, with "clew plugins install --link ${folder}"`;
 }
 
 type SpecSource = { kind: Exclude<PluginSource, "link" | "npm">; path: string } | { kind: "npm" };

@@ -22,6 +22,7 @@ import {
   UnknownPluginError,
   writeInstallRecords,
 } from "../src/index.js";
+import { createNpmRunner } from "../src/npm-runner.js";
 import {
   brokenFixture,
   CLEW_ENGINE_FIXTURE,
@@ -151,6 +152,40 @@ describe("PluginStore dependencies", () => {
     expect(report.plugins).toMatchObject([{ id: "with-dependency", loaded: true }]);
     const resolved = await resolveContextEngine(registry, { config, logger: new MemoryLogger() });
     expect(resolved.engine.info.name).toBe("named by a dependency");
+  });
+
+  it("says to link a plugin that needs Clew's own packages, which npm cannot find", async () => {
+    const plugin = join(temp.home, "sources", "needs-clew");
+    await writeFiles(plugin, {
+      "package.json": {
+        name: "needs-clew",
+        version: "1.0.0",
+        type: "module",
+        main: "index.mjs",
+        dependencies: { "@clew/core": "0.1.0" },
+      },
+      "clew.plugin.json": { id: "needs-clew", kind: "context-engine" },
+      "index.mjs": "export default {};\n",
+    });
+    // The real npm packs the folder; its install answers as the registry does for @clew/core.
+    const npm = createNpmRunner();
+    const offline = new PluginStore({
+      home: temp.home,
+      now: () => INSTALLED_AT,
+      npm: async (args, options) => {
+        if (args[0] !== "install") return npm(args, options);
+        throw new Error(
+          `npm ${args.join(" ")} failed: npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@clew%2fcore`,
+        );
+      },
+    });
+    const failure = await offline.install(plugin).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PluginInstallError);
+    expect((failure as Error).message).toContain(
+      `link the plugin instead, with "clew plugins install --link ${plugin}"`,
+    );
+    // Nothing was installed or recorded.
+    expect(await readInstallRecords(temp.home)).toEqual({});
   });
 });
 
