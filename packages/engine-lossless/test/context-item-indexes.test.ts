@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
-import { configureConnection, migrate, SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
+import { applyMigration, configureConnection, migrate, SCHEMA_VERSION } from "../src/store/sqlite/schema.js";
 import { textRecord } from "./support/search-index.js";
 import { useTempStorePath } from "./support/temp-store.js";
 
@@ -91,6 +91,32 @@ describe("opening a store read-only", () => {
         expect(reopened.pragma("user_version", { simple: true })).toBe(BEFORE_HEADS_INDEX);
         reopened.close();
       }
+    }
+  });
+});
+
+describe("migrating a store two processes open at once", () => {
+  it("skips a step the other one applied after this one read the version", () => {
+    const first = new Database(temp.path());
+    configureConnection(first);
+    migrate(first, BEFORE_HEADS_INDEX);
+    const second = new Database(temp.path());
+    configureConnection(second);
+    try {
+      // Both saw version 9; the second migrates first.
+      migrate(second);
+      expect(applyMigration(first, BEFORE_HEADS_INDEX)).toBe(false);
+      expect(first.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      // A store still at the step's version takes it.
+      const third = new Database(`${temp.path()}.third`);
+      configureConnection(third);
+      migrate(third, BEFORE_HEADS_INDEX);
+      expect(applyMigration(third, BEFORE_HEADS_INDEX)).toBe(true);
+      expect(third.pragma("user_version", { simple: true })).toBe(BEFORE_HEADS_INDEX + 1);
+      third.close();
+    } finally {
+      first.close();
+      second.close();
     }
   });
 });

@@ -207,23 +207,45 @@ export function configureConnection(database: Database.Database): void {
 /**
  * Applies the migrations the database lacks, up to `target` (the latest unless a test builds an
  * older database). Throws when the database is newer than this code (opening it would risk
- * writing rows an older schema does not understand).
+ * writing rows an older schema does not understand). Two processes opening an old store at once
+ * both migrate it safely: each step checks the version again under the write lock.
  */
 export function migrate(database: Database.Database, target: number = SCHEMA_VERSION): void {
-  const current = Number(database.pragma("user_version", { simple: true }));
-  if (current > SCHEMA_VERSION) {
-    throw new Error(`database schema version ${current} is newer than this engine's ${SCHEMA_VERSION}`);
+  for (;;) {
+    const current = schemaVersion(database);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`database schema version ${current} is newer than this engine's ${SCHEMA_VERSION}`);
+    }
+    if (current >= Math.min(target, SCHEMA_VERSION)) return;
+    applyMigration(database, current);
   }
-  for (let version = current; version < Math.min(target, SCHEMA_VERSION); version++) {
-    const step = MIGRATIONS[version] ?? "";
-    const apply = database.transaction(() => {
-      if (typeof step === "string") database.exec(step);
-      else step.rebuild(database);
-      database.pragma(`user_version = ${version + 1}`);
-    });
-    if (typeof step === "string") apply();
-    else withoutForeignKeys(database, apply);
-  }
+}
+
+/**
+ * Applies migration `version` (the one that makes the schema `version + 1`) in one write
+ * transaction; returns false, and changes nothing, when the database is no longer at `version`
+ * once the write lock is held (another process migrated it meanwhile).
+ */
+export function applyMigration(database: Database.Database, version: number): boolean {
+  const step = MIGRATIONS[version] ?? "";
+  const apply = database.transaction(() => {
+    if (schemaVersion(database) !== version) return false;
+    if (typeof step === "string") database.exec(step);
+    else step.rebuild(database);
+    database.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  // Immediate: the version is read under the write lock, so no other writer can move it after.
+  if (typeof step === "string") return apply.immediate();
+  let applied = false;
+  withoutForeignKeys(database, () => {
+    applied = apply.immediate();
+  });
+  return applied;
+}
+
+function schemaVersion(database: Database.Database): number {
+  return Number(database.pragma("user_version", { simple: true }));
 }
 
 /** Runs `body` with foreign key enforcement off (it cannot change inside a transaction). */
