@@ -2,12 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidOptionError } from "@clew/core";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { LosslessEngine } from "../src/lossless-engine.js";
 import { parseDuration } from "../src/retention/prune-sessions.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { longConversation } from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
+import { textRecord } from "./support/search-index.js";
 
 const HOUR_MS = 3_600_000;
 const cleanups: Array<() => Promise<void>> = [];
@@ -79,6 +81,40 @@ describe("reclaiming space", () => {
     const reclaimed = await store.reclaimSpace("incremental");
     expect(reclaimed.bytesAfter).toBeLessThan(reclaimed.bytesBefore);
     expect((await store.sessionReport("small")).messageCount).toBe(longConversation(4).length);
+  });
+});
+
+describe("merging the full-text index", () => {
+  it("leaves one segment per index after upkeep or a vacuum, and every search finds the same", async () => {
+    for (const mode of ["incremental", "full"] as const) {
+      const path = await databasePath();
+      const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
+      cleanups.push(() => store.close());
+      // Each search indexes what was stored since: one segment per batch, merged only by fours.
+      for (let batch = 0; batch < 7; batch++) {
+        await store.appendMessages(
+          "s",
+          Array.from({ length: 5 }, (_, index) =>
+            textRecord("s", batch * 5 + index + 1, `batch ${batch} kestrel note ${index}`),
+          ),
+        );
+        await store.searchMessages("s", ["kestrel"], 1);
+      }
+      const segments = () => {
+        const database = new Database(path, { readonly: true });
+        try {
+          return database.prepare("SELECT count(DISTINCT segid) FROM messages_fts_idx").pluck().get();
+        } finally {
+          database.close();
+        }
+      };
+      expect(segments()).toBeGreaterThan(1);
+      const queries = [["kestrel"], ["batch", "note"], ["3 kestrel"]];
+      const before = await Promise.all(queries.map((terms) => store.searchMessages("s", terms, 50)));
+      await store.reclaimSpace(mode);
+      expect(segments()).toBe(1);
+      expect(await Promise.all(queries.map((terms) => store.searchMessages("s", terms, 50)))).toEqual(before);
+    }
   });
 });
 

@@ -340,7 +340,10 @@ export interface LosslessStore {
    * Only for an explicit user request. An unknown session deletes nothing and answers zeros.
    */
   deleteSession(sessionId: string): Promise<DeletedSession>;
-  /** Returns unused space to the file system (see `ReclaimMode`). Never on the request path. */
+  /**
+   * Returns unused space to the file system (see `ReclaimMode`); a store may also compact its
+   * search indexes then (SQLite merges the FTS5 segments). Never on the request path.
+   */
   reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult>;
   /** When upkeep (retention, reclaiming) last ran (epoch milliseconds), across processes. */
   lastUpkeepAt(): Promise<number | undefined>;

@@ -20,6 +20,7 @@ import type {
 } from "../records.js";
 import { emptySessionReport } from "../records.js";
 import { prepareRecorderStatements, type RecorderStatements } from "./recorder-statements.js";
+import { mergeSearchIndexes } from "./search-merge.js";
 import { truncateWal } from "./wal.js";
 
 /** Most free pages one incremental reclaim returns (64 MB at 4 KB pages), so upkeep stays short. */
@@ -206,13 +207,15 @@ export class SqliteRecorder {
   }
 
   /**
-   * `incremental` frees at most `INCREMENTAL_PAGES` pages and only when the file was created with
+   * Both first merge the full-text indexes' segments (`search-merge.ts`). Then `incremental`
+   * frees at most `INCREMENTAL_PAGES` pages and only when the file was created with
    * incremental auto-vacuum; `full` rewrites the file with `VACUUM` (and switches it to incremental
    * auto-vacuum, so later upkeep can free space in small steps). Both then truncate the WAL (see
    * `truncateWal`), so the freed bytes leave the disk now.
    */
   reclaimSpace(mode: ReclaimMode): ReclaimResult {
     const bytesBefore = this.sizeOnDisk();
+    mergeSearchIndexes(this.database, mode);
     if (mode === "full") {
       this.database.pragma("auto_vacuum = INCREMENTAL");
       this.database.exec("VACUUM");
