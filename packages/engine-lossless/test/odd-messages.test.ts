@@ -1,7 +1,9 @@
-import type { AgentMessage } from "@clew/core";
+import { type AgentMessage, charEstimateTokenCounter } from "@clew/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { clipMessage } from "../src/assemble/clip-message.js";
 import { messageDigest } from "../src/ingest/message-identity.js";
+import { readingBody } from "../src/recall/message-text.js";
 import { assistantText, fillerText, userText } from "./support/conversations.js";
 import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
@@ -26,6 +28,7 @@ const oddMessage = fc.oneof(
         fc.record({ type: fc.constant("toolCall"), arguments: fc.string() }),
         fc.record({ type: fc.string(), value: fc.string() }),
         fc.string(),
+        fc.constantFrom(null, 7, true),
       ),
       { maxLength: 3 },
     ),
@@ -90,5 +93,23 @@ describe("messages of the wrong shape", () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("an assistant turn holding blocks that are not objects", () => {
+  const odd = {
+    role: "assistant",
+    content: [null, 7, { type: "text", text: "long answer ".repeat(400) }],
+    timestamp: 1,
+  } as unknown as AgentMessage;
+
+  it("reads as its blocks' JSON and its text", () => {
+    expect(readingBody(odd).split("\n").slice(0, 2)).toEqual(["null", "7"]);
+  });
+
+  it("is clipped to fit like any other, its odd blocks kept", () => {
+    const clipped = clipMessage(odd, 200, charEstimateTokenCounter, "m2");
+    expect(charEstimateTokenCounter.countMessage(clipped as AgentMessage)).toBeLessThanOrEqual(200);
+    expect((clipped as unknown as { content: unknown[] }).content.slice(0, 2)).toEqual([null, 7]);
   });
 });

@@ -159,6 +159,17 @@ describe("a steering message typed between a call and its result", () => {
     expect(misplacedResults(result.messages)).toEqual([]);
     expect(result.messages.at(-1)).toEqual(twice[6]);
   });
+
+  it("groups a stored call whose turn also holds blocks that are not objects", async () => {
+    const call = assistantToolCall("call_odd", "read", { path: "a" }, T + 5);
+    const odd = { ...call, content: [null, 7, ...call.content] } as unknown as AgentMessage;
+    const messages = [...history.slice(0, 5), odd, toolResult("call_odd", "read", "done", T + 6)];
+    const engine = await engines.engineWithTurn(messages);
+    const result = await engine.assemble({ sessionId: "s", messages, tokenBudget: 50_000 });
+    // Assembled from the view, not handed back as the host's messages after a failure.
+    expect(result.promptAuthority).toBe("assembled");
+    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
+  });
 });
 
 describe("the view's tally of an unanswered call's synthetic result", () => {

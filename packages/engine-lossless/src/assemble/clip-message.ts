@@ -38,7 +38,7 @@ function hasClippableText(message: AgentMessage): boolean {
   const record = message as unknown as Record<string, unknown>;
   if (typeof record.content === "string") return record.content.length > 0;
   if (!Array.isArray(record.content)) return false;
-  return record.content.some((block: { type?: string; text?: unknown }) => block.type === "text");
+  return record.content.some((block: { type?: string } | null) => block?.type === "text");
 }
 
 function withTextsClipped(message: AgentMessage, share: number, label: string): AgentMessage {
@@ -46,8 +46,8 @@ function withTextsClipped(message: AgentMessage, share: number, label: string): 
   if (typeof record.content === "string") {
     return { ...record, content: clipText(record.content, share, label) } as unknown as AgentMessage;
   }
-  const content = (record.content as Array<Record<string, unknown>>).map((block) =>
-    block.type === "text" && typeof block.text === "string"
+  const content = (record.content as Array<Record<string, unknown> | null>).map((block) =>
+    block?.type === "text" && typeof block.text === "string"
       ? { ...block, text: clipText(block.text, share, label) }
       : block,
   );

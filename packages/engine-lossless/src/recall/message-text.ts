@@ -35,7 +35,7 @@ function minuteTime(epochMs: number): string {
 export function readingBody(message: AgentMessage): string {
   const record = message as unknown as Record<string, unknown>;
   if (record.role === "assistant" && Array.isArray(record.content)) {
-    return (record.content as Array<Record<string, unknown>>).map(assistantPart).join("\n");
+    return (record.content as Array<Record<string, unknown> | null>).map(assistantPart).join("\n");
   }
   if (record.role === "toolResult") {
     const status = record.isError === true ? "error result" : "result";
@@ -45,7 +45,9 @@ export function readingBody(message: AgentMessage): string {
   return readableTextParts(message).join("\n");
 }
 
-function assistantPart(block: Record<string, unknown>): string {
+function assistantPart(block: Record<string, unknown> | null): string {
+  // A block that is not an object (a stored message of another shape) reads as its JSON.
+  if (typeof block !== "object" || block === null) return JSON.stringify(block);
   if (block.type === "text") return String(block.text ?? "");
   if (block.type === "thinking") return `(thinking) ${String(block.thinking ?? "")}`;
   if (block.type === "toolCall") {

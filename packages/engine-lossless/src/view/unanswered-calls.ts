@@ -30,7 +30,7 @@ export class OpenCalls {
   start(message: AgentMessage): AgentMessage[] {
     const unanswered = this.unanswered();
     const finished = isAssistantMessage(message) && !isUnfinished(message);
-    this.open = new Set(toolCallIdsOf(message));
+    this.open = new Set(isAssistantMessage(message) ? toolCallsOf(message).map((call) => call.id) : []);
     this.calls = finished ? toolCallsOf(message) : [];
     this.timestamp = finished ? message.timestamp : 0;
     return unanswered;
@@ -59,16 +59,6 @@ export class OpenCalls {
       .filter((call) => this.open.has(call.id))
       .map((call) => syntheticToolResult(call, this.timestamp));
   }
-}
-
-/** Ids of the tool calls in an assistant message, of any shape a store may hold. */
-function toolCallIdsOf(message: AgentMessage): string[] {
-  const record = message as unknown as Record<string, unknown>;
-  if (record.role !== "assistant" || !Array.isArray(record.content)) return [];
-  return record.content.flatMap((block: unknown) => {
-    const part = block as Record<string, unknown>;
-    return part.type === "toolCall" && typeof part.id === "string" ? [part.id] : [];
-  });
 }
 
 /**
