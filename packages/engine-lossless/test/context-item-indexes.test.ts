@@ -23,13 +23,18 @@ function planOf(path: string, sql: string, parameters: unknown[] = [1]): string[
   }
 }
 
+/** A connection to the store at `path`, migrated up to schema `version` (the latest by default). */
+function databaseAt(path: string, version = SCHEMA_VERSION): Database.Database {
+  const database = new Database(path);
+  configureConnection(database);
+  migrate(database, version);
+  return database;
+}
+
 describe("deleting a session", () => {
   it("finds the context items of each deleted message or summary by index, never by a scan", async () => {
     // A store from before the indexes, upgraded when the engine opens it.
-    const database = new Database(temp.path());
-    configureConnection(database);
-    migrate(database, BEFORE_ITEM_INDEXES);
-    database.close();
+    databaseAt(temp.path(), BEFORE_ITEM_INDEXES).close();
     const store = temp.open();
     await store.appendMessages("s", [textRecord("s", 1, "a heron"), textRecord("s", 2, "a kestrel")]);
     await store.appendMessages("t", [textRecord("t", 1, "an osprey")]);
@@ -50,10 +55,7 @@ describe("deleting a session", () => {
 
 describe("reading message heads", () => {
   it("reads them from an index, never from the message rows, in an upgraded store too", async () => {
-    const database = new Database(temp.path());
-    configureConnection(database);
-    migrate(database, BEFORE_HEADS_INDEX);
-    database.close();
+    databaseAt(temp.path(), BEFORE_HEADS_INDEX).close();
     const store = temp.open();
     await store.appendMessages("s", [textRecord("s", 1, "a heron"), textRecord("s", 2, "a kestrel")]);
     expect(await store.readMessageHeads("s", [2, 1])).toMatchObject([
@@ -74,9 +76,7 @@ describe("opening a store read-only", () => {
   it("reads the previous schema as it is, and refuses older and newer ones", async () => {
     for (const version of [BEFORE_HEADS_INDEX, BEFORE_ITEM_INDEXES, SCHEMA_VERSION + 1]) {
       const path = `${temp.path()}.${version}`;
-      const database = new Database(path);
-      configureConnection(database);
-      migrate(database, Math.min(version, SCHEMA_VERSION));
+      const database = databaseAt(path, Math.min(version, SCHEMA_VERSION));
       database.pragma(`user_version = ${version}`);
       database.close();
       const open = () => openSqliteStoreReadOnly(path);
@@ -97,9 +97,7 @@ describe("opening a store read-only", () => {
 
 describe("migrating a store two processes open at once", () => {
   it("skips a step the other one applied after this one read the version", () => {
-    const first = new Database(temp.path());
-    configureConnection(first);
-    migrate(first, BEFORE_HEADS_INDEX);
+    const first = databaseAt(temp.path(), BEFORE_HEADS_INDEX);
     const second = new Database(temp.path());
     configureConnection(second);
     try {
@@ -108,9 +106,7 @@ describe("migrating a store two processes open at once", () => {
       expect(applyMigration(first, BEFORE_HEADS_INDEX)).toBe(false);
       expect(first.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
       // A store still at the step's version takes it.
-      const third = new Database(`${temp.path()}.third`);
-      configureConnection(third);
-      migrate(third, BEFORE_HEADS_INDEX);
+      const third = databaseAt(`${temp.path()}.third`, BEFORE_HEADS_INDEX);
       expect(applyMigration(third, BEFORE_HEADS_INDEX)).toBe(true);
       expect(third.pragma("user_version", { simple: true })).toBe(BEFORE_HEADS_INDEX + 1);
       third.close();

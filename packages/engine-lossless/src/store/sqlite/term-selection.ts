@@ -130,9 +130,9 @@ function isRare(entry: CountedTerm): boolean {
   return !entry.capped && entry.matches > 0;
 }
 
-/** A term of several words, matched as a phrase (and read as an id list, see `CountedTerm`). */
-function isPhrase(term: string): boolean {
-  return (term.match(WORD_RUN)?.length ?? 0) >= PHRASE_WORDS && matchExpression([term]) !== undefined;
+/** A term of several `words`, matched as a phrase (and read as an id list, see `CountedTerm`). */
+function isPhrase(term: string, words: readonly string[]): boolean {
+  return words.length >= PHRASE_WORDS && matchExpression([term]) !== undefined;
 }
 /** Runs of letters and digits: roughly the words FTS5's tokenizer makes of a term. */
 const WORD_RUN = /[\p{L}\p{N}]+/gu;
@@ -179,7 +179,8 @@ export class TermSelection {
     const cap = capFor(storeSize);
     const phrases: PhraseToMatch[] = [];
     const counted = terms.map((term, index): Counted => {
-      if (isPhrase(term)) return this.countedPhrase(term, index, cap, storeSize, phrases);
+      const words = term.match(WORD_RUN) ?? [];
+      if (isPhrase(term, words)) return this.countedPhrase({ term, index, words }, cap, storeSize, phrases);
       const matches = this.keptMatches(term, cap, storeSize);
       return { term, index, matches, capped: matches >= cap };
     });
@@ -215,13 +216,12 @@ export class TermSelection {
    * `phrases`).
    */
   private countedPhrase(
-    term: string,
-    index: number,
+    phrase: { term: string; index: number; words: readonly string[] },
     cap: number,
     storeSize: number,
     phrases: PhraseToMatch[],
   ): Counted {
-    const words = term.match(WORD_RUN) ?? [];
+    const { term, index, words } = phrase;
     const counts = this.wordCounts(words, cap, storeSize);
     // Every word was counted unless a rare one was found.
     const fewest = Math.min(...counts.filter((count) => count !== undefined));
