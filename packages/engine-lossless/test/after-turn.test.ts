@@ -15,9 +15,14 @@ afterEach(async () => {
   );
 });
 
-/** The real SQLite store, counting how often the whole context view is read. */
-function countingViewReads(store: LosslessStore): { store: LosslessStore; viewReads: () => number } {
+/** The real SQLite store, counting how often the whole context view and its version are read. */
+function countingViewReads(store: LosslessStore): {
+  store: LosslessStore;
+  viewReads: () => number;
+  versionReads: () => number;
+} {
   let reads = 0;
+  let versionReads = 0;
   const counted = new Proxy(store, {
     get(target, property, receiver) {
       if (property === "readContextView") {
@@ -26,18 +31,33 @@ function countingViewReads(store: LosslessStore): { store: LosslessStore; viewRe
           return target.readContextView(sessionId);
         };
       }
+      if (property === "viewVersion") {
+        return (sessionId: string) => {
+          versionReads += 1;
+          return target.viewVersion(sessionId);
+        };
+      }
       const value = Reflect.get(target, property, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { store: counted, viewReads: () => reads };
+  return { store: counted, viewReads: () => reads, versionReads: () => versionReads };
 }
+
+async function storePath(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "clew-lossless-after-turn-"));
+  directories.push(directory);
+  return join(directory, "lossless.db");
+}
+
+const storedDigests = async (store: LosslessStore, sessionId: string) =>
+  (await store.readMessageRange(sessionId, { limit: 1_000 })).map((message) =>
+    messageDigest(JSON.parse(message.json)),
+  );
 
 describe("afterTurn", () => {
   it("stores only the turn of a session stored before, without reading its whole view", async () => {
-    const directory = await mkdtemp(join(tmpdir(), "clew-lossless-after-turn-"));
-    directories.push(directory);
-    const path = join(directory, "lossless.db");
+    const path = await storePath();
     const history = codingConversation(6);
     const first = new LosslessEngine(openSqliteStore(path));
     await first.afterTurn({
@@ -50,7 +70,7 @@ describe("afterTurn", () => {
 
     // A new process: nothing cached. The turn's snapshot starts with messages never stored, so
     // storing the whole snapshot would show in the stored list.
-    const { store, viewReads } = countingViewReads(openSqliteStore(path));
+    const { store, viewReads, versionReads } = countingViewReads(openSqliteStore(path));
     const engine = new LosslessEngine(store);
     try {
       const next = codingConversation(9);
@@ -64,10 +84,64 @@ describe("afterTurn", () => {
         prePromptMessageCount,
       });
       expect(viewReads()).toBe(0);
-      const stored = await store.readMessageRange("s", { limit: 1_000 });
-      expect(stored.map((message) => message.json).map((json) => messageDigest(JSON.parse(json)))).toEqual(
-        next.map(messageDigest),
-      );
+      // Whether the session was stored is answered by the write itself, not by a read before it.
+      expect(versionReads()).toBe(0);
+      expect(await storedDigests(store, "s")).toEqual(next.map(messageDigest));
+    } finally {
+      await engine.dispose();
+    }
+  });
+
+  it("stores the whole snapshot when another process deleted the session since its last turn", async () => {
+    const path = await storePath();
+    const engine = new LosslessEngine(openSqliteStore(path));
+    const other = openSqliteStore(path);
+    try {
+      const history = codingConversation(6);
+      await engine.afterTurn({
+        sessionId: "s",
+        sessionFile: "memory:s",
+        messages: history,
+        prePromptMessageCount: 0,
+      });
+      await other.deleteSession("s");
+      const snapshot = codingConversation(9);
+      await engine.afterTurn({
+        sessionId: "s",
+        sessionFile: "memory:s",
+        messages: snapshot,
+        prePromptMessageCount: history.length,
+      });
+      expect(await storedDigests(other, "s")).toEqual(snapshot.map(messageDigest));
+    } finally {
+      await engine.dispose();
+      await other.close();
+    }
+  });
+
+  it("stores the whole snapshot of a session never stored, even for a turn that added nothing", async () => {
+    const path = await storePath();
+    const { store, versionReads } = countingViewReads(openSqliteStore(path));
+    const engine = new LosslessEngine(store);
+    try {
+      const turn = codingConversation(4);
+      await engine.afterTurn({
+        sessionId: "a",
+        sessionFile: "memory:a",
+        messages: turn,
+        prePromptMessageCount: 2,
+      });
+      expect(await storedDigests(store, "a")).toEqual(turn.map(messageDigest));
+      expect(versionReads()).toBe(0);
+
+      const quiet = codingConversation(3);
+      await engine.afterTurn({
+        sessionId: "b",
+        sessionFile: "memory:b",
+        messages: quiet,
+        prePromptMessageCount: quiet.length,
+      });
+      expect(await storedDigests(store, "b")).toEqual(quiet.map(messageDigest));
     } finally {
       await engine.dispose();
     }

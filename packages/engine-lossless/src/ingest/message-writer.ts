@@ -6,7 +6,7 @@
  * failed write missed are picked up again.
  */
 import { type AgentMessage, describeError, type Logger, type TokenCounter } from "@clew/core";
-import { BULK_WRITE_MESSAGES, type LosslessStore } from "../store/store.js";
+import { type AppendMessagesOptions, BULK_WRITE_MESSAGES, type LosslessStore } from "../store/store.js";
 import { runningTurnStart } from "../view/turn-start.js";
 import type { ViewCache } from "../view/view-cache.js";
 import { prepareMessages } from "./prepare-messages.js";
@@ -43,7 +43,19 @@ export class MessageWriter {
 
   /** `store`, but undefined (logged) when the store failed, so a caller can tell it from "nothing new". */
   async storeReporting(sessionId: string, messages: readonly AgentMessage[]): Promise<number | undefined> {
-    if (messages.length === 0) return 0;
+    return (await this.storeList(sessionId, messages, {}))?.stored;
+  }
+
+  /**
+   * Stores a list in parts (see `storePart`); with `onlyToStoredSession`, stores nothing when the
+   * store says the session has no stored message. Undefined (logged) when the store failed.
+   */
+  private async storeList(
+    sessionId: string,
+    messages: readonly AgentMessage[],
+    options: AppendMessagesOptions,
+  ): Promise<{ stored: number; sessionNotStored: boolean } | undefined> {
+    if (messages.length === 0) return { stored: 0, sessionNotStored: false };
     try {
       const ingestedAt = this.options.now();
       const seen = new Map<string, number>();
@@ -53,10 +65,13 @@ export class MessageWriter {
       // cache, and a crash between parts leaves the first stored (the next import stores the rest).
       for (let start = 0; start < messages.length; start += BULK_WRITE_MESSAGES) {
         const part = messages.slice(start, start + BULK_WRITE_MESSAGES);
-        stored += await this.storePart(sessionId, part, ingestedAt, seen);
+        const written = await this.storePart(sessionId, part, ingestedAt, seen, options);
+        // Only the first part can find the session unstored: it stores the rest of the list.
+        if (written === undefined) return { stored: 0, sessionNotStored: true };
+        stored += written;
       }
       this.resync.delete(sessionId);
-      return stored;
+      return { stored, sessionNotStored: false };
     } catch (error) {
       this.resync.add(sessionId);
       this.options.logger.warn("lossless: storing messages failed", {
@@ -67,19 +82,25 @@ export class MessageWriter {
     }
   }
 
-  /** One write: a part of a list (`seen` numbers identical messages across the parts). */
+  /**
+   * One write: a part of a list (`seen` numbers identical messages across the parts). Undefined
+   * when `onlyToStoredSession` was asked and the session had nothing stored (nothing was written).
+   */
   private async storePart(
     sessionId: string,
     messages: readonly AgentMessage[],
     ingestedAt: number,
     seen: Map<string, number>,
-  ): Promise<number> {
+    options: AppendMessagesOptions,
+  ): Promise<number | undefined> {
     const { store, views, counter } = this.options;
     const prepared = prepareMessages(sessionId, messages, counter, ingestedAt, seen);
     const result = await store.appendMessages(
       sessionId,
       prepared.map((entry) => entry.record),
+      options,
     );
+    if (result.sessionNotStored === true) return undefined;
     const items = result.inserted.map(({ index, seq, position }) => {
       const entry = prepared[index] as (typeof prepared)[number];
       const ref = { kind: "message" as const, seq };
@@ -111,15 +132,23 @@ export class MessageWriter {
 
   /**
    * Stores the turn (`messages.slice(prePromptMessageCount)`), or the whole snapshot when the
-   * session has nothing stored yet, its last write failed, or the check itself failed. Never throws.
+   * session has nothing stored yet or its last write failed. Never throws.
+   *
+   * Whether the session has stored messages is asked of the write itself (`onlyToStoredSession`):
+   * a turn's usual write is then one transaction, with no read before it. Only when the store
+   * answers that the session has nothing stored (its first turn, or another process deleted it) is
+   * the whole snapshot written, in a second call.
    */
   async storeTurn(turn: StoredTurn): Promise<number> {
-    const known = await this.hasStoredMessages(turn.sessionId);
-    const whole = !known || this.resync.has(turn.sessionId);
-    return this.store(
-      turn.sessionId,
-      whole ? turn.messages : turn.messages.slice(turn.prePromptMessageCount),
-    );
+    const { sessionId, messages, prePromptMessageCount } = turn;
+    if (this.resync.has(sessionId)) return this.store(sessionId, messages);
+    const turnMessages = messages.slice(prePromptMessageCount);
+    if (turnMessages.length === 0)
+      return (await this.hasStoredMessages(sessionId)) ? 0 : this.store(sessionId, messages);
+    const turnOnly = await this.storeList(sessionId, turnMessages, { onlyToStoredSession: true });
+    if (turnOnly === undefined) return 0;
+    if (!turnOnly.sessionNotStored) return turnOnly.stored;
+    return this.store(sessionId, messages);
   }
 
   /** Whether the session has stored messages; false (logged) when the store could not be read. */

@@ -112,6 +112,21 @@ export interface AppendMessagesResult {
   inserted: Array<{ index: number; seq: number; position: number }>;
   /** The session's view version after the write (unchanged when nothing was new). */
   viewVersion: number;
+  /**
+   * Set when `onlyToStoredSession` was asked and the session had no stored message (never
+   * written, or deleted since): then nothing was written.
+   */
+  sessionNotStored?: true;
+}
+
+export interface AppendMessagesOptions {
+  /**
+   * Write only if the session has stored messages already; otherwise write nothing and answer
+   * `sessionNotStored`. The check is part of the write, so no other writer (another process
+   * deleting the session) comes between them. A caller that appends only the newest messages of
+   * a snapshot learns this way that it must append the whole snapshot, without a read of its own.
+   */
+  onlyToStoredSession?: boolean;
 }
 
 /** An identifier a summary must keep verbatim, with the seqs of the messages it occurs in. */
@@ -256,7 +271,11 @@ export interface LosslessStore {
   /** Names the implementation in logs and reports (`sqlite`). */
   readonly kind: string;
   /** Stores the messages not stored yet, in input order, and appends them to the view. */
-  appendMessages(sessionId: string, messages: readonly NewStoredMessage[]): Promise<AppendMessagesResult>;
+  appendMessages(
+    sessionId: string,
+    messages: readonly NewStoredMessage[],
+    options?: AppendMessagesOptions,
+  ): Promise<AppendMessagesResult>;
   /** Stores the summaries and applies the edits in one transaction. Returns the new view version. */
   applyCompaction(sessionId: string, write: CompactionWrite): Promise<{ viewVersion: number }>;
   readContextView(sessionId: string): Promise<ContextView>;

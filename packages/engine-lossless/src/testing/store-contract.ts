@@ -78,6 +78,29 @@ export function runLosslessStoreContractSuite(
     );
 
     it(
+      "appends only to a session with stored messages when asked to, and otherwise writes nothing",
+      withStore(async ({ store }) => {
+        const onlyStored = { onlyToStoredSession: true };
+        expect(await store.appendMessages("s1", [message("s1", "a")], onlyStored)).toEqual({
+          inserted: [],
+          viewVersion: 0,
+          sessionNotStored: true,
+        });
+        expect(await store.viewVersion("s1")).toBe(0);
+        expect((await store.sessionStats("s1")).messageCount).toBe(0);
+
+        await store.appendMessages("s1", [message("s1", "a")]);
+        const next = await store.appendMessages("s1", [message("s1", "a"), message("s1", "b")], onlyStored);
+        expect(next).toEqual({ inserted: [{ index: 1, seq: 2, position: 2 }], viewVersion: 2 });
+
+        await store.deleteSession("s1");
+        const afterDelete = await store.appendMessages("s1", [message("s1", "c")], onlyStored);
+        expect(afterDelete.sessionNotStored).toBe(true);
+        expect(await store.readContextView("s1")).toEqual({ version: 0, items: [] });
+      }),
+    );
+
+    it(
       "keeps sessions apart and answers an unknown session with nothing",
       withStore(async ({ store }) => {
         await store.appendMessages("s1", [message("s1", "a")]);

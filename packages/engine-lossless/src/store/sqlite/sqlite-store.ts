@@ -21,6 +21,7 @@ import type {
   StoreTotals,
 } from "../records.js";
 import type {
+  AppendMessagesOptions,
   AppendMessagesResult,
   CompactionWrite,
   ContextView,
@@ -126,8 +127,9 @@ export class SqliteLosslessStore implements LosslessStore {
   async appendMessages(
     sessionId: string,
     messages: readonly NewStoredMessage[],
+    options: AppendMessagesOptions = {},
   ): Promise<AppendMessagesResult> {
-    const result = this.run("appendMessages", () => this.writer.append(sessionId, messages));
+    const result = this.run("appendMessages", () => this.writer.append(sessionId, messages, options));
     // Indexing is left out of the write: it costs more than the insert (see search-index.ts).
     if (result.inserted.length > 0) this.searchIndex.afterWrite(result.inserted.length);
     return result;

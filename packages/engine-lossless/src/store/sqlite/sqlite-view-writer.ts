@@ -12,6 +12,7 @@
 import type Database from "better-sqlite3";
 import { LosslessStoreConflictError } from "../../errors.js";
 import type {
+  AppendMessagesOptions,
   AppendMessagesResult,
   CompactionWrite,
   ContextEdit,
@@ -36,6 +37,7 @@ export class SqliteViewWriter {
   private readonly appendInTransaction: (
     sessionId: string,
     messages: readonly NewStoredMessage[],
+    options: AppendMessagesOptions,
   ) => AppendMessagesResult;
   private readonly compactInTransaction: (
     sessionId: string,
@@ -50,8 +52,9 @@ export class SqliteViewWriter {
   ) {
     // Immediate: the write lock is taken first, so a concurrent writer (another process) makes
     // this wait (busy timeout) instead of failing its upgrade from read to write.
-    const append = database.transaction((sessionId: string, messages: readonly NewStoredMessage[]) =>
-      this.appendNow(sessionId, messages),
+    const append = database.transaction(
+      (sessionId: string, messages: readonly NewStoredMessage[], options: AppendMessagesOptions) =>
+        this.appendNow(sessionId, messages, options),
     );
     this.appendInTransaction = append.immediate;
     this.compactInTransaction = database.transaction((sessionId: string, write: CompactionWrite) =>
@@ -60,8 +63,12 @@ export class SqliteViewWriter {
   }
 
   /** Inserts the messages whose identity is new, each with a view item after the newest. */
-  append(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
-    return this.appendInTransaction(sessionId, messages);
+  append(
+    sessionId: string,
+    messages: readonly NewStoredMessage[],
+    options: AppendMessagesOptions = {},
+  ): AppendMessagesResult {
+    return this.appendInTransaction(sessionId, messages, options);
   }
 
   /**
@@ -94,7 +101,18 @@ export class SqliteViewWriter {
     return this.compactInTransaction(sessionId, write);
   }
 
-  private appendNow(sessionId: string, messages: readonly NewStoredMessage[]): AppendMessagesResult {
+  private appendNow(
+    sessionId: string,
+    messages: readonly NewStoredMessage[],
+    options: AppendMessagesOptions,
+  ): AppendMessagesResult {
+    if (options.onlyToStoredSession === true) {
+      const found = findSession(this.statements, sessionId);
+      // A session row can exist before its first message (a flight-recorder record); the view
+      // version is what says messages were stored, as `viewVersion` answers it.
+      if (found === undefined || found.view_version === 0)
+        return { inserted: [], viewVersion: 0, sessionNotStored: true };
+    }
     const session = ensureSession(this.statements, sessionId, this.now);
     let seq = session.next_seq;
     let position = session.next_position;
