@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { messageDigest } from "../src/ingest/message-identity.js";
 import { LosslessEngine } from "../src/lossless-engine.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import type { LosslessStore } from "../src/store/store.js";
+import { BULK_WRITE_MESSAGES, type LosslessStore } from "../src/store/store.js";
 import { codingConversation } from "./support/conversations.js";
 
 const directories: string[] = [];
@@ -51,7 +51,7 @@ async function storePath(): Promise<string> {
 }
 
 const storedDigests = async (store: LosslessStore, sessionId: string) =>
-  (await store.readMessageRange(sessionId, { limit: 1_000 })).map((message) =>
+  (await store.readMessageRange(sessionId, { limit: 10_000 })).map((message) =>
     messageDigest(JSON.parse(message.json)),
   );
 
@@ -144,6 +144,59 @@ describe("afterTurn", () => {
       expect(await storedDigests(store, "b")).toEqual(quiet.map(messageDigest));
     } finally {
       await engine.dispose();
+    }
+  });
+
+  it("stores the whole snapshot again when the session is deleted between the parts of a long turn", async () => {
+    const path = await storePath();
+    const other = openSqliteStore(path);
+    const real = openSqliteStore(path);
+    let appends = 0;
+    // Another process deletes the session right after the first part of the turn is written.
+    const store = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property === "appendMessages") {
+          return async (...args: Parameters<LosslessStore["appendMessages"]>) => {
+            const result = await target.appendMessages(...args);
+            appends += 1;
+            if (appends === 2) await other.deleteSession(args[0]);
+            return result;
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const engine = new LosslessEngine(store);
+    try {
+      const small = { toolOutputChars: 40 };
+      const history = codingConversation(3, small);
+      await engine.afterTurn({
+        sessionId: "s",
+        sessionFile: "memory:s",
+        messages: history,
+        prePromptMessageCount: 0,
+      });
+      const snapshot = codingConversation(450, small);
+      expect(snapshot.length - history.length).toBeGreaterThan(BULK_WRITE_MESSAGES);
+      await engine.afterTurn({
+        sessionId: "s",
+        sessionFile: "memory:s",
+        messages: snapshot,
+        prePromptMessageCount: history.length,
+      });
+      expect(appends).toBeGreaterThan(3);
+      expect(await storedDigests(other, "s")).toEqual(snapshot.map(messageDigest));
+      // The cached view follows the store: assembly returns the whole snapshot, in order, once.
+      const assembled = await engine.assemble({
+        sessionId: "s",
+        messages: snapshot,
+        tokenBudget: 10_000_000,
+      });
+      expect(assembled.messages.map(messageDigest)).toEqual(snapshot.map(messageDigest));
+    } finally {
+      await engine.dispose();
+      await other.close();
     }
   });
 });

@@ -66,8 +66,9 @@ export class MessageWriter {
       for (let start = 0; start < messages.length; start += BULK_WRITE_MESSAGES) {
         const part = messages.slice(start, start + BULK_WRITE_MESSAGES);
         const written = await this.storePart(sessionId, part, ingestedAt, seen, options);
-        // Only the first part can find the session unstored: it stores the rest of the list.
-        if (written === undefined) return { stored: 0, sessionNotStored: true };
+        // The first part finds the session unstored, or a later one does when another process
+        // deleted it in between: either way the caller stores the whole list again.
+        if (written === undefined) return { stored, sessionNotStored: true };
         stored += written;
       }
       this.resync.delete(sessionId);
@@ -100,7 +101,7 @@ export class MessageWriter {
       prepared.map((entry) => entry.record),
       options,
     );
-    if (result.sessionNotStored === true) return undefined;
+    if (result.sessionNotStored) return undefined;
     const items = result.inserted.map(({ index, seq, position }) => {
       const entry = prepared[index] as (typeof prepared)[number];
       const ref = { kind: "message" as const, seq };

@@ -14,6 +14,9 @@
  * - The context view is an ordered list of items per session. `appendMessages` adds one raw item
  *   per new message at the end; `applyCompaction` replaces contiguous runs with summary items. Each
  *   write that changes the view increments the session's view version by exactly one.
+ * - `appendMessages` with `onlyToStoredSession` checks, inside its own transaction, that the session
+ *   has stored messages (a view version above 0; a session row alone does not count), and writes
+ *   nothing when it has none.
  * - Sequence numbers (`seq`) count a session's messages from 1 in storage order and never change.
  * - Reads return what the last completed write left; they never see half a write.
  * - Migrations run when a store is opened, never inside these methods.
@@ -113,10 +116,11 @@ export interface AppendMessagesResult {
   /** The session's view version after the write (unchanged when nothing was new). */
   viewVersion: number;
   /**
-   * Set when `onlyToStoredSession` was asked and the session had no stored message (never
-   * written, or deleted since): then nothing was written.
+   * True when `onlyToStoredSession` was asked and the session had no stored message (never
+   * written, or deleted since): then nothing was written. Required, so that a store written
+   * before the option existed does not compile instead of storing a turn without its history.
    */
-  sessionNotStored?: true;
+  sessionNotStored: boolean;
 }
 
 export interface AppendMessagesOptions {

@@ -108,8 +108,8 @@ export class SqliteViewWriter {
   ): AppendMessagesResult {
     if (options.onlyToStoredSession === true) {
       const found = findSession(this.statements, sessionId);
-      // A session row can exist before its first message (a flight-recorder record); the view
-      // version is what says messages were stored, as `viewVersion` answers it.
+      // A session row can exist with nothing stored (an append of no messages creates it); the
+      // view version is what says messages were stored, as `viewVersion` answers it.
       if (found === undefined || found.view_version === 0)
         return { inserted: [], viewVersion: 0, sessionNotStored: true };
     }
@@ -135,10 +135,11 @@ export class SqliteViewWriter {
       seq += 1;
       position += 1;
     });
-    if (inserted.length === 0) return { inserted, viewVersion: session.view_version };
+    if (inserted.length === 0)
+      return { inserted, viewVersion: session.view_version, sessionNotStored: false };
     const viewVersion = session.view_version + 1;
     this.statements.updateSessionCounters.run(seq, position, viewVersion, session.id);
-    return { inserted, viewVersion };
+    return { inserted, viewVersion, sessionNotStored: false };
   }
 
   private compactNow(sessionId: string, write: CompactionWrite): { viewVersion: number } {
