@@ -25,6 +25,7 @@ import {
   TranscriptHostSession,
 } from "@clew/core";
 import type { CellSpec } from "../../cell.js";
+import { type CellProbes, probeMachine } from "../../metrics/machine-probe.js";
 import { measureStoreSize, type StoreSize } from "../../metrics/store-size.js";
 import { loadBenchTokenCounter } from "../../token-counters.js";
 import { loadWorkload } from "../../workloads/workload.js";
@@ -81,6 +82,8 @@ export interface EngineSpeedMetrics {
   turns: TurnMetrics;
   /** New process → open over the state folder → bootstrap → first assemble (M9). */
   coldStart: ColdStartOutcome;
+  /** How fast the machine was at the cell's start and end (see `machine-probe.ts`). */
+  machine: CellProbes;
 }
 
 /** Throws for a workload that is not synthetic, an unknown engine, or a failing phase. */
@@ -89,6 +92,7 @@ export async function runEngineSpeedCell(cell: CellSpec, context: CellContext): 
   if (workload.kind !== "synthetic") {
     throw new Error(`the engine suite replays synthetic sessions only, not ${workload.kind} workloads`);
   }
+  const startProbe = probeMachine(context.home);
   const counter = await loadBenchTokenCounter(cell.counter);
   const summarizer = createStubSummarizer({ busyMs: 0 });
   const stateDir = join(context.home, "engine-state");
@@ -101,7 +105,7 @@ export async function runEngineSpeedCell(cell: CellSpec, context: CellContext): 
     workspaceDir: context.home,
   });
   let replay: PreparedReplay;
-  let phases: Omit<EngineSpeedMetrics, "coldStart">;
+  let phases: Omit<EngineSpeedMetrics, "coldStart" | "machine">;
   try {
     replay = await prepareReplay(cell, workload.messages, context.home);
     phases = await measurePhases(engine, { cell, context, counter, summarizer, stateDir, replay });
@@ -109,7 +113,7 @@ export async function runEngineSpeedCell(cell: CellSpec, context: CellContext): 
     await engine.dispose?.();
   }
   const coldStart = await coldStartAfterTurns({ cell, context, replay, stateDir }, phases.turns);
-  return { ...phases, coldStart };
+  return { ...phases, coldStart, machine: { start: startProbe, end: probeMachine(context.home) } };
 }
 
 interface PreparedReplay {
@@ -148,7 +152,7 @@ interface PhaseInputs {
 async function measurePhases(
   engine: ContextEngine,
   inputs: PhaseInputs,
-): Promise<Omit<EngineSpeedMetrics, "coldStart">> {
+): Promise<Omit<EngineSpeedMetrics, "coldStart" | "machine">> {
   const { settings } = inputs.cell;
   const { context, replay, stateDir } = inputs;
   const session = { sessionId: SESSION_ID, sessionKey: SESSION_KEY, sessionFile: replay.transcript.path };

@@ -3,6 +3,7 @@
  * or start, errors), and the per-cell facts the table and the notes both read.
  */
 import type { CellResult } from "../../cell.js";
+import { machineProbeNotes } from "../../metrics/machine-probe.js";
 import type { LatencySummary } from "../../metrics/percentiles.js";
 import { formatCount } from "../../workloads/workload.js";
 import { BULK_BATCH_MESSAGES, type BulkIngestMetrics } from "./bulk-ingest.js";
@@ -96,6 +97,14 @@ export function engineSpeedNotes(
     );
   }
   lines.push(...storedFewer(results), ...coldStartFailures(results));
+  lines.push(
+    ...machineProbeNotes(
+      results.map((result) => ({
+        name: `${result.cell.engine} ${result.workloadName}`,
+        probes: (result.metrics as EngineSpeedMetrics | undefined)?.machine,
+      })),
+    ),
+  );
   const failed = results.filter((result) => result.error !== undefined);
   if (failed.length > 0) lines.push("errors:");
   for (const result of failed) lines.push(`  ${result.cell.engine} ${result.workloadName}: ${result.error}`);
