@@ -128,7 +128,9 @@ describe("evidence reads", () => {
     const shown = evidence?.seqs ?? [];
     expect(shown.filter((seq) => seq % 4 === 0).length).toBeGreaterThan(0);
     const hitsShown = shown.filter((seq) => seq % 4 === 0).length;
-    const read = reads.flat();
+    // The word index asks once for a head far past the session's 80 messages (is it far behind?):
+    // not a read of evidence.
+    const read = reads.flat().filter((seq) => seq <= 80);
     expect(read.filter((seq) => seq % 4 === 0).length).toBe(20);
     const neighboursRead = read.filter((seq) => seq % 4 !== 0);
     expect(neighboursRead.length).toBeGreaterThan(0);

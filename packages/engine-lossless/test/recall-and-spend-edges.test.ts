@@ -96,6 +96,28 @@ class RecordingIndex extends PagedSessionIndex<string> {
 describe("session indexes over their size limit", () => {
   const stores = useTempStorePath("clew-lossless-edges-");
 
+  it("catches up in the background a small page at a time, with the event loop free between pages", async () => {
+    const store = stores.open();
+    const records = Array.from({ length: 300 }, (_, index) => textRecord("long", index + 1, `word${index}`));
+    await store.appendMessages("long", records);
+    const indexes = new SessionIndexes<string, RecordingIndex>(
+      "model",
+      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
+      { logger: new MemoryLogger() },
+    );
+    const index = await indexes.indexOf(store, "long");
+    const done = index.catchUpInBackground(() => undefined);
+    // Promise callbacks alone (a turn's assembly awaiting the store) never run a second page.
+    for (let tick = 0; tick < 500; tick++) await Promise.resolve();
+    expect(index.seqs).toHaveLength(64);
+    await done;
+    expect(index.seqs).toEqual(records.map((_, at) => at + 1));
+    // Warming reads what was added since, the same way, and settles once it is done.
+    await store.appendMessages("long", [textRecord("long", 301, "late")]);
+    await indexes.warm(store, "long");
+    expect(index.seqs).toHaveLength(301);
+  });
+
   it("closes the least recently used index it drops, and makes a fresh one when it is used again", async () => {
     const store = stores.open();
     for (const session of ["a", "b", "c"])

@@ -153,8 +153,11 @@ describe("soft term matching over word vectors", () => {
     const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
     const session = await storeWith([...filler, "The car is parked outside."]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
-    // 3,000 messages are 12 pages; a search reads 8 before it answers.
+    // 3,000 messages are 12 pages: more than the 8 a search would read before it answers, so it
+    // answers at once and the session is indexed in the background.
     expect(await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).toEqual([]);
+    // No page was read for the answer; the background has read one small page at most.
+    expect(session.rowsRead()).toBeLessThanOrEqual(64);
     await recall.warm(session.store, "s");
     expect(
       (await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).map((hit) => hit.key),

@@ -15,6 +15,13 @@ const PAGE = 256;
  * what it holds meanwhile, so a turn never waits for a whole session to be indexed.
  */
 const INLINE_PAGES = 8;
+/**
+ * Messages read per step when catching up in the background, with the event loop free between
+ * steps: indexing a page of 256 messages holds it for 10–20 ms, and a step chained to the next by
+ * promises alone lets nothing else run (at 50,000 messages, seconds). A turn's assembly that
+ * arrives meanwhile waits for one small step at most.
+ */
+const BACKGROUND_PAGE = 64;
 
 /**
  * An index over a session's messages, which are immutable and append-only: it only ever reads
@@ -38,17 +45,38 @@ export abstract class PagedSessionIndex<Model> {
    * end. Rejects when the store or the model fails; the page that failed is read again next time.
    */
   async catchUp(maxPages = Number.POSITIVE_INFINITY): Promise<boolean> {
-    for (let pages = 0; pages < maxPages; pages++) if (await this.readPage()) return true;
+    for (let pages = 0; pages < maxPages; pages++) if (await this.readPage(PAGE)) return true;
     return false;
   }
 
-  /** Catches up to the end in the background, one run at a time; `failed` hears why it stopped. */
-  catchUpInBackground(failed: (error: unknown) => void): void {
-    this.background ??= this.catchUp()
+  /**
+   * Whether the store holds more than `pages` pages of messages beyond the index, or a background
+   * run is catching it up already. One probe for a single message head: a session's seqs run
+   * from 1 without gaps, so the message that far on exists exactly when the index is that far behind.
+   */
+  async isFarBehind(pages: number): Promise<boolean> {
+    if (this.closed) return false;
+    if (this.background !== undefined) return true;
+    const probe = this.newestSeq + pages * PAGE + 1;
+    return (await this.store.readMessageHeads(this.sessionId, [probe])).length > 0;
+  }
+
+  /**
+   * Catches up to the end in the background, in small steps with the event loop free between
+   * them (`BACKGROUND_PAGE`), one run at a time; `failed` hears why it stopped. The promise settles
+   * when the run ends, and never rejects.
+   */
+  catchUpInBackground(failed: (error: unknown) => void): Promise<unknown> {
+    this.background ??= this.catchUpStepwise()
       .catch(failed)
       .finally(() => {
         this.background = undefined;
       });
+    return this.background;
+  }
+
+  private async catchUpStepwise(): Promise<void> {
+    while (!(await this.readPage(BACKGROUND_PAGE))) await nextMacrotask();
   }
 
   /** Stops reading: an index that was dropped (or whose engine closed) reads nothing more. */
@@ -59,22 +87,25 @@ export abstract class PagedSessionIndex<Model> {
   /** Adds one page of messages, in seq order. */
   protected abstract addPage(page: readonly StoredMessage[]): void | Promise<void>;
 
-  /** Reads the next page; whether it was the last. Concurrent callers share the read. */
-  private readPage(): Promise<boolean> {
-    this.reading ??= this.readNextPage().finally(() => {
+  /**
+   * Reads the next page of at most `size` messages; whether it was the last. Concurrent callers
+   * share the read (of the size the first asked for).
+   */
+  private readPage(size: number): Promise<boolean> {
+    this.reading ??= this.readNextPage(size).finally(() => {
       this.reading = undefined;
     });
     return this.reading;
   }
 
-  private async readNextPage(): Promise<boolean> {
+  private async readNextPage(size: number): Promise<boolean> {
     if (this.closed) return true;
-    const page = await this.store.readMessageRange(this.sessionId, { afterSeq: this.newestSeq, limit: PAGE });
+    const page = await this.store.readMessageRange(this.sessionId, { afterSeq: this.newestSeq, limit: size });
     if (page.length > 0) {
       await this.addPage(page);
       this.newestSeq = page[page.length - 1]?.seq ?? this.newestSeq;
     }
-    return page.length < PAGE;
+    return page.length < size;
   }
 }
 
@@ -115,17 +146,22 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
 
   /**
    * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
-   * catching up in the background (failures logged). Rejects when the store fails.
+   * catching up in the background (failures logged) and answers at once: a search then uses what
+   * the index holds, and no turn pays for pages of a long session's oldest messages. Rejects when
+   * the store fails.
    */
   async catchUpInline(index: Index, sessionId: string): Promise<void> {
-    if (!(await index.catchUp(INLINE_PAGES)))
-      index.catchUpInBackground((error) => this.report(sessionId, error));
+    const report = (error: unknown) => this.report(sessionId, error);
+    if (await index.isFarBehind(INLINE_PAGES)) index.catchUpInBackground(report);
+    // One page more than the probe allowed for: messages stored meanwhile.
+    else if (!(await index.catchUp(INLINE_PAGES + 1))) index.catchUpInBackground(report);
   }
 
-  /** Brings the session's index up to date. Never throws. */
+  /** Brings the session's index up to date, in background steps (see `BACKGROUND_PAGE`). Never throws. */
   async warm(store: LosslessStore, sessionId: string): Promise<void> {
     try {
-      await (await this.indexOf(store, sessionId)).catchUp();
+      const index = await this.indexOf(store, sessionId);
+      await index.catchUpInBackground((error) => this.report(sessionId, error));
     } catch (error) {
       this.report(sessionId, error);
     }
@@ -147,4 +183,9 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
   }
+}
+
+/** Resolves after the event loop's pending I/O and timers had their turn. */
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
