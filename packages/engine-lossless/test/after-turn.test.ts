@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AgentMessage } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageDigest } from "../src/ingest/message-identity.js";
 import { LosslessEngine } from "../src/lossless-engine.js";
@@ -50,6 +51,14 @@ async function storePath(): Promise<string> {
   return join(directory, "lossless.db");
 }
 
+/** The host's finalize of a turn: the session's whole snapshot, and where the turn began. */
+const finishTurn = (
+  engine: LosslessEngine,
+  sessionId: string,
+  messages: AgentMessage[],
+  prePromptMessageCount: number,
+) => engine.afterTurn({ sessionId, sessionFile: `memory:${sessionId}`, messages, prePromptMessageCount });
+
 const storedDigests = async (store: LosslessStore, sessionId: string) =>
   (await store.readMessageRange(sessionId, { limit: 10_000 })).map((message) =>
     messageDigest(JSON.parse(message.json)),
@@ -60,12 +69,7 @@ describe("afterTurn", () => {
     const path = await storePath();
     const history = codingConversation(6);
     const first = new LosslessEngine(openSqliteStore(path));
-    await first.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
+    await finishTurn(first, "s", history, 0);
     await first.dispose();
 
     // A new process: nothing cached. The turn's snapshot starts with messages never stored, so
@@ -98,20 +102,10 @@ describe("afterTurn", () => {
     const other = openSqliteStore(path);
     try {
       const history = codingConversation(6);
-      await engine.afterTurn({
-        sessionId: "s",
-        sessionFile: "memory:s",
-        messages: history,
-        prePromptMessageCount: 0,
-      });
+      await finishTurn(engine, "s", history, 0);
       await other.deleteSession("s");
       const snapshot = codingConversation(9);
-      await engine.afterTurn({
-        sessionId: "s",
-        sessionFile: "memory:s",
-        messages: snapshot,
-        prePromptMessageCount: history.length,
-      });
+      await finishTurn(engine, "s", snapshot, history.length);
       expect(await storedDigests(other, "s")).toEqual(snapshot.map(messageDigest));
     } finally {
       await engine.dispose();
@@ -125,22 +119,12 @@ describe("afterTurn", () => {
     const engine = new LosslessEngine(store);
     try {
       const turn = codingConversation(4);
-      await engine.afterTurn({
-        sessionId: "a",
-        sessionFile: "memory:a",
-        messages: turn,
-        prePromptMessageCount: 2,
-      });
+      await finishTurn(engine, "a", turn, 2);
       expect(await storedDigests(store, "a")).toEqual(turn.map(messageDigest));
       expect(versionReads()).toBe(0);
 
       const quiet = codingConversation(3);
-      await engine.afterTurn({
-        sessionId: "b",
-        sessionFile: "memory:b",
-        messages: quiet,
-        prePromptMessageCount: quiet.length,
-      });
+      await finishTurn(engine, "b", quiet, quiet.length);
       expect(await storedDigests(store, "b")).toEqual(quiet.map(messageDigest));
     } finally {
       await engine.dispose();
@@ -171,20 +155,10 @@ describe("afterTurn", () => {
     try {
       const small = { toolOutputChars: 40 };
       const history = codingConversation(3, small);
-      await engine.afterTurn({
-        sessionId: "s",
-        sessionFile: "memory:s",
-        messages: history,
-        prePromptMessageCount: 0,
-      });
+      await finishTurn(engine, "s", history, 0);
       const snapshot = codingConversation(450, small);
       expect(snapshot.length - history.length).toBeGreaterThan(BULK_WRITE_MESSAGES);
-      await engine.afterTurn({
-        sessionId: "s",
-        sessionFile: "memory:s",
-        messages: snapshot,
-        prePromptMessageCount: history.length,
-      });
+      await finishTurn(engine, "s", snapshot, history.length);
       expect(appends).toBeGreaterThan(3);
       expect(await storedDigests(other, "s")).toEqual(snapshot.map(messageDigest));
       // The cached view follows the store: assembly returns the whole snapshot, in order, once.
