@@ -78,6 +78,26 @@ describe("deferred message indexing (sqlite)", () => {
     checkMessageIndex(path);
   });
 
+  it("answers a search bounded by indexAtMost from the index while an import waits, and indexes it in the background", async () => {
+    const store = open(1);
+    await store.appendMessages("s1", [textRecord("s1", 1, "heron first")]);
+    expect(await seqsFor(store, "s1", "heron")).toEqual([1]);
+    const imported = Array.from({ length: 300 }, (_, index) => textRecord("s1", index + 2, `heron ${index}`));
+    await store.appendMessages("s1", imported);
+    const bounded = (indexAtMost: number) =>
+      store.searchMessages("s1", ["heron"], 500, { maxRanked: 200, indexAtMost });
+    // 300 wait: more than 100, so the search answers from the index, without indexing them first.
+    expect((await bounded(100)).map((hit) => hit.key)).toEqual([1]);
+    expect(store.pendingIndexCount()).toBe(300);
+    // The background indexes them (it was scheduled by the write, and again by the search).
+    await vi.waitFor(() => expect(store.pendingIndexCount()).toBe(0), { timeout: 10_000, interval: 20 });
+    expect(await bounded(100)).toHaveLength(301);
+    // A turn's few messages are indexed first, as without the bound.
+    await store.appendMessages("s1", [textRecord("s1", 400, "heron late")]);
+    expect((await bounded(100)).map((hit) => hit.key)).toContain(302);
+    checkMessageIndex(path);
+  });
+
   it("rolls indexing back whole when it fails, so a retry indexes each message once", async () => {
     const store = open();
     await store.appendMessages("s1", [textRecord("s1", 1, "gannet one"), textRecord("s1", 2, "gannet two")]);

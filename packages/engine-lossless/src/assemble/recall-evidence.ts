@@ -26,6 +26,12 @@ const CANDIDATES = 40;
  * and ranking costs about a microsecond per match, so it must not grow with the session.
  */
 const MAX_RANKED = 200;
+/**
+ * Waiting messages this search indexes before it runs (see `MessageSearchOptions`): a turn's own,
+ * always. A bulk import's tens of thousands (indexing 50,000 took 1.3–1.8 s, all of it holding the
+ * event loop) are left to background indexing, and the evidence comes from what is indexed.
+ */
+const INDEX_AT_MOST = 1_000;
 /** A message over this share of the block's room goes in as an excerpt. */
 const WHOLE_SHARE = 0.4;
 /** Most tokens of one excerpt. */
@@ -110,6 +116,7 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     request.store.searchMessages(request.sessionId, words, CANDIDATES, {
       maxRanked: MAX_RANKED,
       skip: request.inContext,
+      indexAtMost: INDEX_AT_MOST,
     });
   const roomTokens = request.roomTokens - INTRO_TOKENS;
   // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool

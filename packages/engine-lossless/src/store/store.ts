@@ -261,6 +261,14 @@ export interface MessageSearchOptions {
    * bounded ranking passes over them instead of spending its share on them.
    */
   skip?: (seq: number) => boolean;
+  /**
+   * For a search that must answer at once (assembly's): when more than this many stored messages
+   * wait to be indexed (a bulk import moments ago), answer from what is indexed and leave them to
+   * the store's background indexing instead of indexing them first. At most this many waiting
+   * (every turn's own messages) are indexed first as usual. Without it a search finds every
+   * stored message, however many must be indexed first.
+   */
+  indexAtMost?: number;
 }
 
 /**

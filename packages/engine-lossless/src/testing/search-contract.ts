@@ -7,7 +7,8 @@ import { type StoreUnderTest, withStore as withFreshStore } from "./store-under-
  * The store contract for search freshness, run by `runLosslessStoreContractSuite` for every
  * store: a store may build its full-text index when it likes, but a search always finds every
  * stored message, including one stored just before it; a search bounded by `maxRanked` may leave
- * out older matches of frequent terms, never a rare term's.
+ * out older matches of frequent terms, never a rare term's; one with `indexAtMost` may leave out
+ * messages of a large write not indexed yet, never those of a small one.
  */
 export function runSearchContractCases(createStore: () => Promise<StoreUnderTest>): void {
   const withStore = (body: (subject: StoreUnderTest) => Promise<void>) => withFreshStore(createStore, body);
@@ -35,6 +36,22 @@ export function runSearchContractCases(createStore: () => Promise<StoreUnderTest
         expect(await seqsFor(store, "s1", "marker1")).toEqual([1]);
         expect(await seqsFor(store, "s1", `marker${count}`)).toEqual([count]);
         expect(await store.searchMessages("s1", ["routine"], count + 1)).toHaveLength(count);
+      }),
+    );
+
+    it(
+      "with indexAtMost, finds what a turn just stored, and an import's messages by the next plain search",
+      withStore(async ({ store }) => {
+        const bounded = { maxRanked: 200, indexAtMost: 50 };
+        await store.appendMessages("s1", [note("s1", 1, "the osprey nest is empty")]);
+        const hits = await store.searchMessages("s1", ["osprey"], 10, bounded);
+        expect(hits.map((hit) => hit.key)).toEqual([1]);
+        const imported = Array.from({ length: 200 }, (_, index) => note("s1", index + 2, `osprey ${index}`));
+        await store.appendMessages("s1", imported);
+        // A store may answer from what it has indexed so far: never more than every match.
+        expect((await store.searchMessages("s1", ["osprey"], 500, bounded)).length).toBeLessThanOrEqual(201);
+        expect(await store.searchMessages("s1", ["osprey"], 500)).toHaveLength(201);
+        expect(await store.searchMessages("s1", ["osprey"], 500, bounded)).toHaveLength(201);
       }),
     );
 

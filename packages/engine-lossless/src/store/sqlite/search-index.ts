@@ -116,6 +116,22 @@ export class MessageSearchIndex {
   }
 
   /**
+   * `catchUp` when at most `maxPending` messages wait (counted by row ids, which bound the count
+   * from above); otherwise nothing, and background indexing is scheduled. Whether it caught up.
+   */
+  catchUpIfFew(maxPending: number): boolean {
+    if (this.database.readonly) return true;
+    const { indexedTo, newest } = this.progress();
+    if (newest <= indexedTo) return true;
+    if (newest - indexedTo > maxPending) {
+      this.schedule();
+      return false;
+    }
+    this.indexBatch(Number.MAX_SAFE_INTEGER);
+    return true;
+  }
+
+  /**
    * After a write of `messages` messages: schedules background indexing, and after a bulk write
    * truncates the WAL it left checkpointed but at full size (see `TRUNCATE_NOW_WAL_BYTES`).
    */

@@ -87,7 +87,8 @@ export class SqliteSearch {
   ): SearchHit<number>[] {
     const session = findSession(this.statements, sessionId);
     if (session === undefined) return [];
-    this.index.catchUp();
+    if (options.indexAtMost === undefined) this.index.catchUp();
+    else this.index.catchUpIfFew(options.indexAtMost);
     const { maxRanked } = options;
     const skip = options.skip ?? (() => false);
     if (maxRanked === undefined)
