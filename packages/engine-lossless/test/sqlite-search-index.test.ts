@@ -64,6 +64,22 @@ describe("deferred message indexing (sqlite)", () => {
     checkMessageIndex(path);
   });
 
+  it("settles a large backlog a batch at a time, with the event loop free between batches", async () => {
+    const store = open(false);
+    await store.appendMessages(
+      "s1",
+      Array.from({ length: 1_200 }, (_, index) => textRecord("s1", index, `plover${index}`)),
+    );
+    const settled = store.settle();
+    // Promise callbacks alone never run a second batch.
+    for (let tick = 0; tick < 500; tick++) await Promise.resolve();
+    expect(store.pendingIndexCount()).toBe(700);
+    await settled;
+    expect(store.pendingIndexCount()).toBe(0);
+    expect(await seqsFor(store, "s1", "plover1199")).toEqual([1_200]);
+    checkMessageIndex(path);
+  });
+
   it("indexes in the background after a write, without a search, and truncates a grown WAL", async () => {
     const store = open(1);
     const bulky = "x".repeat(4_000);
@@ -78,23 +94,30 @@ describe("deferred message indexing (sqlite)", () => {
     checkMessageIndex(path);
   });
 
-  it("answers a search bounded by indexAtMost from the index while an import waits, and indexes it in the background", async () => {
+  it("answers a search bounded by indexAtMost from the index while an import waits, and finds it once indexed", async () => {
     const store = open(1);
-    await store.appendMessages("s1", [textRecord("s1", 1, "heron first")]);
+    const keys = (hits: Array<{ key: number }>) => hits.map((hit) => hit.key);
+    await store.appendMessages("s1", [textRecord("s1", 1, "heron nest")]);
     expect(await seqsFor(store, "s1", "heron")).toEqual([1]);
-    const imported = Array.from({ length: 300 }, (_, index) => textRecord("s1", index + 2, `heron ${index}`));
+    const imported = Array.from({ length: 300 }, (_, index) =>
+      textRecord("s1", index + 2, `heron marker${index}`),
+    );
     await store.appendMessages("s1", imported);
-    const bounded = (indexAtMost: number) =>
-      store.searchMessages("s1", ["heron"], 500, { maxRanked: 200, indexAtMost });
+    const bounded = (terms: string[]) =>
+      store.searchMessages("s1", terms, 500, { maxRanked: 200, indexAtMost: 100 });
     // 300 wait: more than 100, so the search answers from the index, without indexing them first.
-    expect((await bounded(100)).map((hit) => hit.key)).toEqual([1]);
+    expect(keys(await bounded(["marker150"]))).toEqual([]);
+    expect(keys(await bounded(["heron"]))).toEqual([1]);
     expect(store.pendingIndexCount()).toBe(300);
-    // The background indexes them (it was scheduled by the write, and again by the search).
+    // The background indexes them (scheduled by the write, and again by the search).
     await vi.waitFor(() => expect(store.pendingIndexCount()).toBe(0), { timeout: 10_000, interval: 20 });
-    expect(await bounded(100)).toHaveLength(301);
+    expect(keys(await bounded(["marker150"]))).toEqual([152]);
+    // "heron" was counted while the import waited: that count stood for the indexed messages only,
+    // so now the word is in every message, common, and left out beside a rare one.
+    expect(keys(await store.searchMessages("s1", ["heron", "nest"], 500))).toEqual([1]);
     // A turn's few messages are indexed first, as without the bound.
-    await store.appendMessages("s1", [textRecord("s1", 400, "heron late")]);
-    expect((await bounded(100)).map((hit) => hit.key)).toContain(302);
+    await store.appendMessages("s1", [textRecord("s1", 400, "late marker999")]);
+    expect(keys(await bounded(["marker999"]))).toEqual([302]);
     checkMessageIndex(path);
   });
 

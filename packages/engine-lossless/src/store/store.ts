@@ -263,10 +263,11 @@ export interface MessageSearchOptions {
   skip?: (seq: number) => boolean;
   /**
    * For a search that must answer at once (assembly's): when more than this many stored messages
-   * wait to be indexed (a bulk import moments ago), answer from what is indexed and leave them to
-   * the store's background indexing instead of indexing them first. At most this many waiting
-   * (every turn's own messages) are indexed first as usual. Without it a search finds every
-   * stored message, however many must be indexed first.
+   * wait to be indexed in the whole store (a bulk import moments ago, in any session), answer
+   * from what is indexed and leave them to the store's background indexing instead of indexing
+   * them first; the newest messages may then be missed too. At most this many waiting (a turn's
+   * own messages) are indexed first as usual. Without it a search finds every stored message,
+   * however many must be indexed first.
    */
   indexAtMost?: number;
 }

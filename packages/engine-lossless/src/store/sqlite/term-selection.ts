@@ -38,7 +38,10 @@ const ALL_IDS_SQL = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? L
 const KEPT_COUNTS = 4_096;
 /** A term kept as common is counted again once the store has grown by this share. */
 const COUNT_STALE_GROWTH = 0.05;
-const SIZE_SQL = "SELECT coalesce(max(id), 0) AS size FROM messages";
+// The index's watermark, not the highest row id: counts cover indexed messages only, and a search
+// may run while a bulk import waits to be indexed (`indexAtMost`); counted up to the highest id,
+// a kept count would stand for messages it never saw, and never count them later.
+const SIZE_SQL = `SELECT coalesce((SELECT indexed_to FROM index_watermarks WHERE name = 'messages'), 0) AS size`;
 
 /** A selected term and its matches in the whole store, counted up to `cap` (so `matches ≤ cap`). */
 export interface CountedTerm {
@@ -312,7 +315,7 @@ export class TermSelection {
     };
   }
 
-  /** The highest message row id: the store's size, as far as commonness goes. */
+  /** The row id up to which every message is indexed: the store's size, as far as commonness goes. */
   storeSize(): number {
     return (this.size.get() as { size: number }).size;
   }
@@ -340,12 +343,11 @@ export class TermSelection {
   /**
    * `term`'s matches up to `cap`, kept across calls: a prompt's words recur in the next prompts,
    * and a count read cold costs more than the ranking that follows. A kept count is brought up to
-   * date by counting only the messages stored since (`storeSize` is the highest row id, and every
-   * message up to it is indexed when a search runs); a term that reached the cap stays common
+   * date by counting only the messages indexed since (`storeSize` is the index's watermark: every
+   * message up to it is indexed, none above it); a term that reached the cap stays common
    * until the store has grown by `COUNT_STALE_GROWTH`, and this store's deletes forget every count
    * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
-   * and their row ids are used again, or a read-only connection counts messages its writer has
-   * not indexed yet. That shifts which terms are ranked and which phrases are tried first, never
+   * and their row ids are used again. That shifts which terms are ranked and which phrases are tried first, never
    * which messages a term matches: a count of 0 is counted afresh, and phrase ids never depend on
    * counts (`matchIds`).
    */
