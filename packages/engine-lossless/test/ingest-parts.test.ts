@@ -22,4 +22,21 @@ describe("a long list written in parts", () => {
     await engine.ingestBatch({ sessionId: "s", messages });
     expect((await store.sessionStats("s")).messageCount).toBe(1_002);
   });
+
+  it("lets the event loop run between parts, and stores them in order", async () => {
+    const messages: AgentMessage[] = Array.from({ length: 2_500 }, (_, index) =>
+      userText(`line ${index}`, 1_000 + index),
+    );
+    const engine = await engines.engine();
+    const store = (engine as unknown as { store: LosslessStore }).store;
+    const ingested = engine.ingestBatch({ sessionId: "s", messages });
+    // Promise callbacks alone (another session's turn awaiting its store) never run a second part.
+    for (let tick = 0; tick < 500; tick++) await Promise.resolve();
+    expect((await store.sessionStats("s")).messageCount).toBe(1_000);
+    expect((await ingested).ingestedCount).toBe(2_500);
+    const stored = await store.readMessageRange("s", { limit: 3_000 });
+    expect(stored.map((message) => JSON.parse(message.json).content)).toEqual(
+      messages.map((message) => (message as { content: unknown }).content),
+    );
+  });
 });

@@ -149,7 +149,7 @@ describe("soft term matching over word vectors", () => {
     expect(session.rowsRead()).toBe(3);
   });
 
-  it("answers a search after a few pages and indexes a long session in the background", async () => {
+  it("answers a search at once when the index is far behind, and indexes the session in the background", async () => {
     const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
     const session = await storeWith([...filler, "The car is parked outside."]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
@@ -163,6 +163,44 @@ describe("soft term matching over word vectors", () => {
       (await recall.nearestMessages(session.store, "s", "car", { limit: 5 })).map((hit) => hit.key),
     ).toEqual([3_000]);
     expect(session.rowsRead()).toBe(3_000);
+  });
+
+  it("catches the index up before a search when it is at most 8 pages behind, and not when further", async () => {
+    const table = await tinyTable();
+    const notes = (count: number) => Array.from({ length: count }, (_, index) => `plain note ${index}`);
+    const near = await storeWith([...notes(2_047), "The car is parked outside."]);
+    const nearHits = await createSoftTermRecall(table, { logger: silent }).nearestMessages(
+      near.store,
+      "s",
+      "car",
+      {
+        limit: 5,
+      },
+    );
+    expect(nearHits.map((hit) => hit.key)).toEqual([2_048]);
+    const far = await storeWith([...notes(2_048), "The car is parked outside."]);
+    const farHits = await createSoftTermRecall(table, { logger: silent }).nearestMessages(
+      far.store,
+      "s",
+      "car",
+      {
+        limit: 5,
+      },
+    );
+    expect(farHits).toEqual([]);
+  });
+
+  it("catches a search up while a background run goes on, when the index is near", async () => {
+    const session = await storeWith(["I bought a used Volvo yesterday."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    await recall.warm(session.store, "s");
+    const notes = Array.from({ length: 300 }, (_, index) => `plain note ${index}`);
+    await session.add([...notes, "The car is parked outside."]);
+    // Maintenance warms the index in the background; the next turn's search comes meanwhile.
+    const warming = recall.warm(session.store, "s");
+    const hits = await recall.nearestMessages(session.store, "s", "car", { limit: 5 });
+    expect(hits.map((hit) => hit.key)).toContain(302);
+    await warming;
   });
 
   it("leaves out the seqs the caller skips", async () => {

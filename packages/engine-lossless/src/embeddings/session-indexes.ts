@@ -5,6 +5,7 @@
  * (recall then goes on with words alone).
  */
 import type { Logger } from "@clew/core";
+import { nextMacrotask } from "../event-loop.js";
 import type { LosslessStore, StoredMessage } from "../store/store.js";
 
 /** Messages read per step while an index catches up. */
@@ -50,13 +51,12 @@ export abstract class PagedSessionIndex<Model> {
   }
 
   /**
-   * Whether the store holds more than `pages` pages of messages beyond the index, or a background
-   * run is catching it up already. One probe for a single message head: a session's seqs run
-   * from 1 without gaps, so the message that far on exists exactly when the index is that far behind.
+   * Whether the store holds more than `pages` pages of messages beyond the index. One probe for a
+   * single message head: a session's seqs run from 1 without gaps, so the message that far on
+   * exists exactly when the index is that far behind.
    */
   async isFarBehind(pages: number): Promise<boolean> {
     if (this.closed) return false;
-    if (this.background !== undefined) return true;
     const probe = this.newestSeq + pages * PAGE + 1;
     return (await this.store.readMessageHeads(this.sessionId, [probe])).length > 0;
   }
@@ -183,9 +183,4 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
   }
-}
-
-/** Resolves after the event loop's pending I/O and timers had their turn. */
-function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,7 +1,8 @@
 /**
  * Full-text indexing of messages, kept off the write path. `appendMessages` only stores a message;
  * this indexer adds it to `messages_fts` later, in batches: in the background a moment after a
- * write, and synchronously before every message search, so a search never misses a stored message.
+ * write, and synchronously before every message search, so a search never misses a stored message
+ * (unless it asks not to wait for a bulk import's indexing: `indexAtMost`).
  *
  * Progress is one watermark, the highest message row id up to which every message is indexed
  * (nothing above it is). The watermark moves in the same transaction as the index rows it covers,
@@ -113,6 +114,16 @@ export class MessageSearchIndex {
   catchUp(): void {
     if (this.database.readonly || this.isCurrent()) return;
     this.indexBatch(Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * Indexes one background batch of pending messages; whether nothing is pending after it (true
+   * for a read-only connection). For a caller that catches up in steps (`settle`).
+   */
+  catchUpStep(): boolean {
+    if (this.database.readonly || this.isCurrent()) return true;
+    this.indexBatch(this.options.backgroundBatch);
+    return this.isCurrent();
   }
 
   /**
