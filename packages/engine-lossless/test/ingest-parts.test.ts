@@ -39,4 +39,24 @@ describe("a long list written in parts", () => {
       messages.map((message) => (message as { content: unknown }).content),
     );
   });
+
+  it("keeps another write to the same session out of a long list's parts", async () => {
+    const long: AgentMessage[] = Array.from({ length: 2_500 }, (_, index) =>
+      userText(`line ${index}`, 1_000 + index),
+    );
+    const late = userText("written while the import was going on", 9_000);
+    const engine = await engines.engine();
+    const store = (engine as unknown as { store: LosslessStore }).store;
+    const imported = engine.ingestBatch({ sessionId: "s", messages: long });
+    await Promise.resolve();
+    const other = engine.ingestBatch({ sessionId: "other", messages: [late] });
+    const sameSession = engine.ingestBatch({ sessionId: "s", messages: [late] });
+    // Another session's write is not held up by the import.
+    expect((await other).ingestedCount).toBe(1);
+    expect((await store.sessionStats("s")).messageCount).toBeLessThan(2_500);
+    await Promise.all([imported, sameSession]);
+    const stored = await store.readMessageRange("s", { limit: 3_000 });
+    expect(stored).toHaveLength(2_501);
+    expect(JSON.parse(stored.at(-1)?.json ?? "{}").content).toEqual((late as { content: unknown }).content);
+  });
 });

@@ -304,6 +304,20 @@ describe("search term selection (sqlite)", () => {
     }
   });
 
+  it("counts a word's matches only up to the index's watermark, which it read first", async () => {
+    await store.searchMessages("s1", ["deploy"], 1);
+    const database = new Database(join(directory, "lossless.db"));
+    try {
+      // As if a writer had indexed rows 101–600 between the size read and the count: the count
+      // must stop at the size, or those rows would be counted again once the size moves on.
+      database.prepare("UPDATE index_watermarks SET indexed_to = 100 WHERE name = 'messages'").run();
+      const [deploy] = new TermSelection(database).selectCounted(["deploy"]);
+      expect(deploy).toMatchObject({ term: "deploy", matches: 100, capped: false });
+    } finally {
+      database.close();
+    }
+  });
+
   it("keeps every term in a store too small for any term to be common", async () => {
     const small = openSqliteStore(join(directory, "small.db"), { backgroundIndexDelayMs: false });
     try {

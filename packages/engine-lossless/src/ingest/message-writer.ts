@@ -34,6 +34,12 @@ export class MessageWriter {
    * first sight stored only the history before the running turn.
    */
   private readonly resync = new Set<string>();
+  /**
+   * Per session, the end of its last list write: a list is written in parts with the event loop
+   * free between them, and another write to the same session must not land between two parts
+   * (its messages would take seqs in the middle of the list for good).
+   */
+  private readonly writing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: MessageWriterOptions) {}
 
@@ -51,12 +57,29 @@ export class MessageWriter {
    * Stores a list in parts (see `storePart`); with `onlyToStoredSession`, stores nothing when the
    * store says the session has no stored message. Undefined (logged) when the store failed.
    */
-  private async storeList(
+  private storeList(
     sessionId: string,
     messages: readonly AgentMessage[],
     options: AppendMessagesOptions,
   ): Promise<{ stored: number; sessionNotStored: boolean } | undefined> {
-    if (messages.length === 0) return { stored: 0, sessionNotStored: false };
+    if (messages.length === 0) return Promise.resolve({ stored: 0, sessionNotStored: false });
+    // Never rejects (see `storeListNow`), so the chain never breaks.
+    const written = (this.writing.get(sessionId) ?? Promise.resolve()).then(() =>
+      this.storeListNow(sessionId, messages, options),
+    );
+    this.writing.set(sessionId, written);
+    void written.then(() => {
+      if (this.writing.get(sessionId) === written) this.writing.delete(sessionId);
+    });
+    return written;
+  }
+
+  /** `storeList` once the session's earlier writes are done. Never throws. */
+  private async storeListNow(
+    sessionId: string,
+    messages: readonly AgentMessage[],
+    options: AppendMessagesOptions,
+  ): Promise<{ stored: number; sessionNotStored: boolean } | undefined> {
     try {
       const ingestedAt = this.options.now();
       const seen = new Map<string, number>();

@@ -27,7 +27,7 @@ const KEEP_WHEN_ALL_COMMON = 2;
 // words: 69–72 ms newest first, 38–48 ms in index order). A term reaching the cap is left out,
 // so its newest matches are never read.
 const COUNT_SQL = `SELECT count(*) AS count FROM (
-  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? LIMIT ?)`;
+  SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ? LIMIT ?)`;
 const NEWEST_IDS_SQL =
   "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?";
 // Every match, when there are fewer than the limit: in index order a phrase costs about half as
@@ -364,11 +364,12 @@ export class TermSelection {
       storeSize < kept.countedTo ||
       (kept.capped && !stillCommon)
     ) {
-      entry = { ...this.countAbove(term, 0, cap), countedTo: storeSize, countedAt: storeSize };
+      entry = { ...this.countAbove(term, 0, storeSize, cap), countedTo: storeSize, countedAt: storeSize };
     } else if (stillCommon) {
       entry = kept;
     } else {
-      const added = storeSize > kept.countedTo ? this.countAbove(term, kept.countedTo, cap).matches : 0;
+      const added =
+        storeSize > kept.countedTo ? this.countAbove(term, kept.countedTo, storeSize, cap).matches : 0;
       const matches = kept.matches + added;
       entry = { matches, capped: matches >= cap, countedTo: storeSize, countedAt: kept.countedAt };
     }
@@ -382,11 +383,18 @@ export class TermSelection {
     this.kept.clear();
   }
 
-  /** Matches of `term` among messages with a row id above `afterId`, up to `cap`. */
-  private countAbove(term: string, afterId: number, cap: number): { matches: number; capped: boolean } {
+  /** Matches of `term` among messages with a row id in (`afterId`, `upToId`], up to `cap`. */
+  private countAbove(
+    term: string,
+    afterId: number,
+    upToId: number,
+    cap: number,
+  ): { matches: number; capped: boolean } {
     const expression = matchExpression([term]);
     if (expression === undefined) return { matches: 0, capped: false };
-    const matches = (this.count.get(expression, afterId, cap) as { count: number }).count;
+    // Bounded above too: the watermark may move between reading it and counting (a writer in
+    // another process indexing a batch), and a count past it would be counted again next time.
+    const matches = (this.count.get(expression, afterId, upToId, cap) as { count: number }).count;
     return { matches, capped: matches >= cap };
   }
 }
