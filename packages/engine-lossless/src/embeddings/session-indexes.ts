@@ -11,9 +11,10 @@ import type { LosslessStore, StoredMessage } from "../store/store.js";
 /** Messages read per step while an index catches up. */
 const PAGE = 256;
 /**
- * Pages a search reads before it answers; an index further behind (a long session after a
- * restart: 50,000 messages take seconds) goes on catching up in the background, and searches use
- * what it holds meanwhile, so a turn never waits for a whole session to be indexed.
+ * Pages a search catches up before it answers, when the index is no further behind; an index
+ * further behind (a long session after a restart: 50,000 messages take seconds) reads nothing
+ * inline and catches up in the background, and searches use what it holds meanwhile, so a turn
+ * never waits for a whole session to be indexed.
  */
 const INLINE_PAGES = 8;
 /**
