@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import { SessionView } from "../src/view/session-view.js";
-import { ViewCache } from "../src/view/view-cache.js";
+import { ViewCache, type ViewCacheLimits } from "../src/view/view-cache.js";
 import { userText } from "./support/conversations.js";
 import { textRecord } from "./support/search-index.js";
 import { useTempStorePath } from "./support/temp-store.js";
@@ -14,14 +14,14 @@ beforeEach(() => {
 });
 
 /** The store, counting full view loads. */
-function counting(): { loads: () => number; cache: ViewCache } {
+function counting(limits?: ViewCacheLimits): { loads: () => number; cache: ViewCache } {
   let loads = 0;
   const original = store.readContextView.bind(store);
   store.readContextView = async (sessionId) => {
     loads += 1;
     return original(sessionId);
   };
-  return { loads: () => loads, cache: new ViewCache(store) };
+  return { loads: () => loads, cache: new ViewCache(store, limits) };
 }
 
 async function appendTexts(cache: ViewCache, sessionId: string, texts: string[], firstSeq: number) {
@@ -58,5 +58,23 @@ describe("view cache", () => {
     expect(loads()).toBe(1);
     expect(view).toBeInstanceOf(SessionView);
     expect(view.items).toHaveLength(2);
+  });
+
+  it("drops the least recently used views once the cached views hold too many items, never the newest", async () => {
+    const { loads, cache } = counting({ maxSessions: 64, maxItems: 5 });
+    await appendTexts(cache, "a", ["a1", "a2"], 1);
+    await appendTexts(cache, "b", ["b1", "b2"], 1);
+    await cache.get("a");
+    expect(loads()).toBe(0);
+    // "b" grows to 4 items, 6 in all: "a", the view used least recently (an append uses "b"), goes.
+    await appendTexts(cache, "b", ["b3", "b4"], 3);
+    await cache.get("b");
+    expect(loads()).toBe(0);
+    await cache.get("a");
+    expect(loads()).toBe(1);
+    // One view larger than the limit is still kept while it is the newest.
+    await appendTexts(cache, "c", ["c1", "c2", "c3", "c4", "c5", "c6"], 1);
+    await cache.get("c");
+    expect(loads()).toBe(1);
   });
 });

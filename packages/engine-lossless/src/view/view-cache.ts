@@ -6,13 +6,27 @@
 import type { LosslessStore } from "../store/store.js";
 import { SessionView, type ViewItem } from "./session-view.js";
 
-/** Views beyond this many sessions are dropped, least recently used first. */
-const MAX_CACHED_SESSIONS = 64;
+export interface ViewCacheLimits {
+  /** Views beyond this many sessions are dropped, least recently used first. */
+  maxSessions: number;
+  /**
+   * Items kept across the cached views: least recently used views are dropped until the rest fit,
+   * the newest always kept. A raw item holds its parsed message (2.4 KB on average in the bench's
+   * sessions), and a long session's view holds every message until its first compaction: 64
+   * imported 50,000-message sessions would have kept 7.7 GB.
+   */
+  maxItems: number;
+}
+
+export const DEFAULT_VIEW_CACHE_LIMITS: ViewCacheLimits = { maxSessions: 64, maxItems: 100_000 };
 
 export class ViewCache {
   private readonly views = new Map<string, SessionView>();
 
-  constructor(private readonly store: LosslessStore) {}
+  constructor(
+    private readonly store: LosslessStore,
+    private readonly limits: ViewCacheLimits = DEFAULT_VIEW_CACHE_LIMITS,
+  ) {}
 
   /** The current view of `sessionId`; loads it when the cache is missing or stale. */
   async get(sessionId: string): Promise<SessionView> {
@@ -55,6 +69,7 @@ export class ViewCache {
     }
     for (const item of items) cached.push(item);
     cached.version = viewVersion;
+    this.touch(sessionId, cached);
   }
 
   /** Installs the view a compaction produced. */
@@ -73,9 +88,18 @@ export class ViewCache {
   private touch(sessionId: string, view: SessionView): void {
     this.views.delete(sessionId);
     this.views.set(sessionId, view);
-    if (this.views.size > MAX_CACHED_SESSIONS) {
-      const oldest = this.views.keys().next().value;
-      if (oldest !== undefined) this.views.delete(oldest);
+    this.trim();
+  }
+
+  /** Drops least recently used views until both limits hold; the newest view always stays. */
+  private trim(): void {
+    let items = 0;
+    for (const view of this.views.values()) items += view.items.length;
+    for (const [sessionId, view] of this.views) {
+      if (this.views.size <= 1) return;
+      if (this.views.size <= this.limits.maxSessions && items <= this.limits.maxItems) return;
+      this.views.delete(sessionId);
+      items -= view.items.length;
     }
   }
 }
