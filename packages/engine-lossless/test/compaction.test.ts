@@ -95,6 +95,23 @@ describe("compaction results", () => {
   });
 });
 
+describe("compaction and the event loop", () => {
+  it("builds its nodes as steps with the event loop free between them", async () => {
+    // No summarizer: extractive summaries, which need no awaited I/O of their own.
+    const engine = await engines.engine();
+    await stored(engine, "s", codingConversation(60, { toolOutputChars: 3_000 }));
+    let done = false;
+    const compaction = engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true }).then((result) => {
+      done = true;
+      return result;
+    });
+    // Promise callbacks alone (another session's turn awaiting its store) never see it finish.
+    for (let tick = 0; tick < 2_000; tick++) await Promise.resolve();
+    expect(done).toBe(false);
+    expect((await compaction).compacted).toBe(true);
+  });
+});
+
 describe("summaries", () => {
   it("falls back to extractive summaries when the summarizer throws, and keeps every message", async () => {
     const failing: Summarizer = {

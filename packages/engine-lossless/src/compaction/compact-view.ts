@@ -21,7 +21,9 @@
  * over the target, or the room left is smaller than an empty summary; the outcome names which.
  * The sources stay stored, so nothing here loses a message.
  */
+
 import { abortReason } from "@clew/core";
+import { nextMacrotask } from "../event-loop.js";
 import type { CompactionWrite } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import { type BuiltNode, buildNode, type NodeSettings } from "./build-node.js";
@@ -216,6 +218,9 @@ async function buildFor(
   run: ItemRun,
   maxTokens: number,
 ): Promise<BuiltNode | undefined> {
+  // Each node is a step with the event loop free before it: a summarizer that answers at once
+  // (the extractive fallback, a stub) left a 10,000-message backlog's compaction one 0.4 s stretch.
+  await nextMacrotask();
   if (request.signal?.aborted) throw abortReason(request.signal);
   const items = state.items.slice(run.start, run.end);
   const grant: SummarizerGrant = (await settings.grants?.grant({
