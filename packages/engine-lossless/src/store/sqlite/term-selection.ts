@@ -9,11 +9,23 @@
  *
  * A phrase (a pasted path, timestamp or id) costs more to match than a word: FTS5 walks the match
  * list of each of its words. `selectCounted` counts a phrase's words only back to a rare one,
- * matches a few phrases per query, the most selective first (`MAX_MATCHED_PHRASES`), and matches
- * a long one by its rarest run of words when that run is selective.
+ * matches a few phrases per query, the most selective first, and matches a long one by its rarest
+ * run of words when that run is selective (`phrases.ts`).
  */
 import type Database from "better-sqlite3";
 import { matchExpression } from "./match-expression.js";
+import {
+  byBound,
+  isPhrase,
+  MAX_NARROWED_MATCHES,
+  MAX_PHRASE_WORDS,
+  NARROWABLE,
+  PhraseBudget,
+  type PhraseRun,
+  type PhraseToMatch,
+  rarestRun,
+  WORD_RUN,
+} from "./phrases.js";
 
 /** Terms in at least this share of the store's messages are "common". */
 const COMMON_SHARE = 0.01;
@@ -57,88 +69,15 @@ export interface CountedTerm {
   newestIds?: number[];
 }
 
-/** Terms of this many words or more are read as id lists by `selectCounted` (see `CountedTerm`). */
-const PHRASE_WORDS = 2;
-/** Words of a phrase `selectCounted` matches at most (see `narrowed`). */
-const MAX_PHRASE_WORDS = 4;
-/** A narrowed phrase with more matches than this is matched whole after all (see `phraseIds`). */
-const MAX_NARROWED_MATCHES = 50;
-/**
- * Terms whose words `WORD_RUN` splits as FTS5's tokenizer does: printable ASCII. Elsewhere the
- * two can differ (unicode61 keeps combining marks inside a word), and a run cut at the wrong
- * place could match nothing.
- */
-const NARROWABLE = /^[\x20-\x7e]+$/;
-
-/**
- * Phrases `selectCounted` matches at most per query, and phrases it tries at most (a phrase whose
- * words are all there but never side by side matches nothing). Each match costs a pass over the
- * match lists of its words, and a pasted path's words are common (at 50k messages 0.4–2 ms per
- * path, against microseconds for a rare word), while a pasted stack trace holds a dozen paths that
- * mostly find the same few messages. Phrases are tried most selective first (see `byBound`).
- */
-const MAX_MATCHED_PHRASES = 4;
-const MAX_TRIED_PHRASES = 8;
-
 /**
  * A term being selected: its place in the query, whether it is common only by its words, and
  * whether it was left unmatched as one phrase too many (see `MAX_MATCHED_PHRASES`).
  */
 type Counted = CountedTerm & { index: number; assumedCommon?: boolean; passedOver?: boolean };
 
-/** A phrase with a rare word, waiting to be matched: its words and their counts. */
-interface PhraseToMatch {
-  term: string;
-  index: number;
-  words: readonly string[];
-  /** Undefined for a word not counted (see `wordCounts`). */
-  counts: ReadonlyArray<number | undefined>;
-  /**
-   * The count of its last rare word (see `wordCounts`): no more messages match the phrase, when its
-   * words are the tokenizer's (`NARROWABLE`). Elsewhere a word split off at a combining mark can
-   * count 0 while the phrase matches hundreds, so the bound is unknown (infinite).
-   */
-  bound: number;
-}
-
-/** A phrase's run of words that `selectCounted` matches instead (see `narrowed`), and its rarest word's count. */
-interface PhraseRun {
-  text: string;
-  fewest: number;
-}
-
-/** Phrases a query has tried and matched so far, against `MAX_TRIED_PHRASES` and `MAX_MATCHED_PHRASES`. */
-class PhraseBudget {
-  private tried = 0;
-  private matched = 0;
-
-  spent(): boolean {
-    return this.matched >= MAX_MATCHED_PHRASES || this.tried >= MAX_TRIED_PHRASES;
-  }
-
-  /** Records a phrase tried, and returns it. */
-  paid(entry: CountedTerm): CountedTerm {
-    this.tried += 1;
-    if (entry.matches > 0) this.matched += 1;
-    return entry;
-  }
-}
-
-/** Phrases in the order they are tried: the smallest bound on their matches first, then as written. */
-function byBound(phrases: readonly PhraseToMatch[]): PhraseToMatch[] {
-  return [...phrases].sort((left, right) => left.bound - right.bound || left.index - right.index);
-}
-
 function isRare(entry: CountedTerm): boolean {
   return !entry.capped && entry.matches > 0;
 }
-
-/** A term of several `words`, matched as a phrase (and read as an id list, see `CountedTerm`). */
-function isPhrase(term: string, words: readonly string[]): boolean {
-  return words.length >= PHRASE_WORDS && matchExpression([term]) !== undefined;
-}
-/** Runs of letters and digits: roughly the words FTS5's tokenizer makes of a term. */
-const WORD_RUN = /[\p{L}\p{N}]+/gu;
 
 interface KeptCount {
   /** Matches among messages up to row id `countedTo`, counted up to the cap of the time. */
@@ -298,21 +237,7 @@ export class TermSelection {
     const counts = phrase.counts.map(
       (count, at) => count ?? this.keptMatches(words[at] as string, cap, storeSize),
     );
-    if (!counts.some((count) => count >= cap)) return undefined;
-    let best = 0;
-    let fewest = Number.POSITIVE_INFINITY;
-    for (let start = 0; start + MAX_PHRASE_WORDS <= words.length; start++) {
-      let matches = 0;
-      for (let at = start; at < start + MAX_PHRASE_WORDS; at++) matches += counts[at] as number;
-      if (matches <= fewest) {
-        fewest = matches;
-        best = start;
-      }
-    }
-    return {
-      text: words.slice(best, best + MAX_PHRASE_WORDS).join(" "),
-      fewest: Math.min(...counts.slice(best, best + MAX_PHRASE_WORDS)),
-    };
+    return rarestRun(words, counts, cap);
   }
 
   /** The row id up to which every message is indexed: the store's size, as far as commonness goes. */
@@ -347,9 +272,9 @@ export class TermSelection {
    * message up to it is indexed, none above it); a term that reached the cap stays common
    * until the store has grown by `COUNT_STALE_GROWTH`, and this store's deletes forget every count
    * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
-   * and their row ids are used again. That shifts which terms are ranked and which phrases are tried first, never
-   * which messages a term matches: a count of 0 is counted afresh, and phrase ids never depend on
-   * counts (`matchIds`).
+   * and their row ids are used again. That shifts which terms are ranked and which phrases are
+   * tried first, never which messages a term matches: a count of 0 is counted afresh, and phrase
+   * ids never depend on counts (`matchIds`).
    */
   private keptMatches(term: string, cap: number, storeSize: number): number {
     const kept = this.kept.get(term);
