@@ -112,8 +112,7 @@ export class MessageSearchIndex {
    * writer does within moments of each write (background) and before its own searches.
    */
   catchUp(): void {
-    if (this.database.readonly || this.isCurrent()) return;
-    this.indexBatch(Number.MAX_SAFE_INTEGER);
+    this.catchUpIfFew(Number.POSITIVE_INFINITY);
   }
 
   /**

@@ -87,8 +87,7 @@ export class SqliteSearch {
   ): SearchHit<number>[] {
     const session = findSession(this.statements, sessionId);
     if (session === undefined) return [];
-    if (options.indexAtMost === undefined) this.index.catchUp();
-    else this.index.catchUpIfFew(options.indexAtMost);
+    this.index.catchUpIfFew(options.indexAtMost ?? Number.POSITIVE_INFINITY);
     const { maxRanked } = options;
     const skip = options.skip ?? (() => false);
     if (maxRanked === undefined)
