@@ -8,20 +8,11 @@
  * call. Cuts (eviction in assembly, chunk edges in compaction) fall only on group starts.
  */
 import type { AgentMessage } from "@clew/core";
-import type { ContextItemRef, StoredContextItem, SummaryAnchor, SummaryKind } from "../store/store.js";
+import type { ContextItemRef, StoredContextItem } from "../store/store.js";
 import { OpenCalls, syntheticResultTokens } from "./unanswered-calls.js";
 
-export interface SummaryFacts {
-  kind: SummaryKind;
-  depth: number;
-  content: string;
-  anchors: SummaryAnchor[];
-  sourceRanges: Array<[number, number]>;
-  sourceCount: number;
-  sourceTokens: number;
-  earliestAt: number;
-  latestAt: number;
-}
+/** What a summary item carries besides its rendered message: the stored item's facts. */
+export type SummaryFacts = NonNullable<StoredContextItem["summary"]>;
 
 export interface ViewItem {
   position: number;
