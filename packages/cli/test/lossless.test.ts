@@ -123,6 +123,54 @@ describe("clew lossless history and show", () => {
     expect(unknownKind.stderr).toContain("ids start with pass_");
   });
 
+  it("shows what a compaction did to the provider's cache, from the replies' usage", async () => {
+    await mkdir(join(harness.home, "agents", "main"), { recursive: true });
+    const engine = openLosslessEngine(storePath());
+    engines.push(engine);
+    const served = (message: AgentMessage, cacheRead: number, cacheWrite: number): AgentMessage =>
+      message.role === "assistant"
+        ? { ...message, usage: { ...message.usage, input: 100, cacheRead, cacheWrite, output: 10 } }
+        : message;
+    const history = conversation(40, Date.now() - 60_000, 400).map((message) => served(message, 1_900, 0));
+    await engine.afterTurn({
+      sessionId: "cached",
+      sessionFile: "memory:c",
+      messages: history,
+      prePromptMessageCount: 0,
+    });
+    expect((await engine.compact({ sessionId: "cached", tokenBudget: 1_500, force: true })).compacted).toBe(
+      true,
+    );
+    const later = Date.now() + 1_000;
+    const turn = [userText("next", later), served(assistantText("rebuilt", later + 1), 0, 1_900)];
+    await engine.afterTurn({
+      sessionId: "cached",
+      sessionFile: "memory:c",
+      messages: [...history, ...turn],
+      prePromptMessageCount: history.length,
+    });
+    const passId = (await engine.inspect("cached")).lastCompaction?.passId ?? "";
+
+    const text = await harness.run("lossless", "history", "--session", "cached");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`${passId} .*, provider cache 95% → 0%`));
+    expect(text.stdout).toContain(
+      "Provider cache: 90% of 42,000 prompt tokens read from cache over the last 21 model calls (1 call under half)",
+    );
+    const json = JSON.parse((await harness.run("lossless", "history", "--json")).stdout) as {
+      passes: Array<{
+        passId: string;
+        cacheEffect: { before: { cacheReadTokens: number }; after: { cacheWriteTokens: number } };
+      }>;
+    };
+    expect(json.passes[0]).toMatchObject({
+      passId,
+      cacheEffect: { before: { cacheReadTokens: 1_900 }, after: { cacheWriteTokens: 1_900 } },
+    });
+    const shown = await harness.run("lossless", "show", passId);
+    expect(shown.stdout).toContain("provider cache 95% → 0% (share of the prompt read from cache");
+  });
+
   it("says which session or store is missing", async () => {
     const noStore = await harness.run("lossless", "history");
     expect(noStore.code).toBe(1);

@@ -14,7 +14,14 @@ export {
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
 } from "./inspect/errors.js";
-export { formatAssembly, formatPass, formatStatusLines } from "./inspect/format-report.js";
+export {
+  formatAssembly,
+  formatCacheEffect,
+  formatPass,
+  formatProviderCache,
+  formatStatusLines,
+} from "./inspect/format-report.js";
+export { type PassCacheEffect, readPassCacheEffect } from "./inspect/provider-cache.js";
 export { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 export { LOSSLESS_ENGINE_VERSION, LosslessEngine } from "./lossless-engine.js";
 export { DEFAULT_TUNING, type LosslessEngineOptions, type LosslessTuning } from "./options.js";

@@ -1,4 +1,10 @@
-import { type FakeProvider, scriptedReplies, startFakeProvider } from "@clew/agent/testing";
+import {
+  type FakeProvider,
+  promptUnitTokens,
+  scriptedReplies,
+  startFakeProvider,
+  withPrefixCache,
+} from "@clew/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { callModel } from "../../src/providers/call-model.js";
 import { resolveFake, userMessage } from "./helpers.js";
@@ -26,6 +32,30 @@ describe("fake providers", () => {
 
     expect(answers).toEqual(["first", "second", "second"]);
     expect(fake.requests.map((recorded) => recorded.index)).toEqual([0, 1, 2]);
+  });
+
+  it("caches prompt prefixes: a call reads the longest prefix of whole messages sent before", async () => {
+    const cache = withPrefixCache(() => ({ text: "ok" }));
+    fake = await startFakeProvider({ protocol: "openai-completions", script: cache.script });
+    const resolved = resolveFake(fake);
+    const first = userMessage("a first question of some length");
+    const second = userMessage("a second one");
+    const calls = [
+      { systemPrompt: "be brief", messages: [first], tools: [] },
+      { systemPrompt: "be brief", messages: [first, second], tools: [] },
+      { systemPrompt: "be brief", messages: [second], tools: [] },
+      { systemPrompt: "be brief, and kind", messages: [first, second], tools: [] },
+    ];
+    const usages = [];
+    for (const call of calls) usages.push((await callModel(resolved, call)).usage);
+
+    const sent = fake.requests.map((recorded) => promptUnitTokens(recorded.body));
+    const total = (units: number[] | undefined) => (units ?? []).reduce((sum, tokens) => sum + tokens, 0);
+    const through = (units: number[] | undefined, count: number) => total(units?.slice(0, count));
+    // Head, system prompt and the first question were sent before; the rest is new.
+    expect(cache.cacheReads).toEqual([0, through(sent[1], 3), through(sent[2], 2), through(sent[3], 1)]);
+    expect(usages.map((usage) => usage.cacheRead)).toEqual(cache.cacheReads);
+    expect(usages.map((usage) => usage.input + usage.cacheRead)).toEqual(sent.map(total));
   });
 
   it("refuses an empty script", () => {

@@ -1,11 +1,13 @@
 import { formatBytes } from "@clew/core";
 import {
   formatAssembly,
+  formatCacheEffect,
   formatPass,
   formatStatusLines,
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
   type LosslessStore,
+  readPassCacheEffect,
   readSessionReport,
   type StoredSummary,
 } from "@clew/engine-lossless";
@@ -78,9 +80,11 @@ async function printHistory(
   });
   const report = sessionId === undefined ? undefined : await readSessionReport(store, undefined, sessionId);
   const bytesOnDisk = await store.sizeOnDisk();
+  const caches = await Promise.all(passes.map((pass) => readPassCacheEffect(store, pass)));
   if (options.json) {
+    const withCache = passes.map((pass, index) => ({ ...pass, cacheEffect: caches[index] }));
     io.stdout(
-      `${JSON.stringify({ path, bytesOnDisk, ...(report === undefined ? {} : { report }), passes }, null, 2)}\n`,
+      `${JSON.stringify({ path, bytesOnDisk, ...(report === undefined ? {} : { report }), passes: withCache }, null, 2)}\n`,
     );
     return;
   }
@@ -90,9 +94,9 @@ async function printHistory(
     lines.push(`Session ${report.sessionId}:`, ...formatStatusLines(report, now).map((line) => `  ${line}`));
   }
   lines.push(passes.length === 0 ? "No compaction passes recorded." : "Compaction passes, newest first:");
-  for (const pass of passes) {
+  for (const [index, pass] of passes.entries()) {
     const session = sessionId === undefined ? ` [session ${pass.sessionId}]` : "";
-    lines.push(`  ${formatPass(pass, now)}${session}`);
+    lines.push(`  ${formatPass(pass, now, caches[index])}${session}`);
   }
   io.stdout(`${lines.join("\n")}\n`);
 }
@@ -107,6 +111,8 @@ async function showRecord(
     const pass = await store.readCompactionPass(id);
     if (pass === undefined) throw new LosslessRecordNotFoundError(id, path);
     const [assembly] = await store.listAssemblies(pass.sessionId, 1);
+    const cacheEffect = await readPassCacheEffect(store, pass);
+    const effect = formatCacheEffect(cacheEffect);
     const lines = [
       `Compaction pass ${pass.passId} of session ${pass.sessionId}`,
       `  ${formatPass(pass, Date.now())}`,
@@ -115,12 +121,17 @@ async function showRecord(
       `  replaced ${pass.inputs.messages} messages and ${pass.inputs.summaries} summaries (${pass.inputs.tokens} tokens)`,
       `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries (${pass.outputs.tokens} tokens)`,
       `  summarizer ${pass.summarizer}; written by ${pass.writtenBy.join(", ") || "nothing"}; cost ${pass.costUsd === undefined ? "unknown" : formatUsd(pass.costUsd)}`,
+      ...(effect === undefined
+        ? []
+        : [
+            `  ${effect} (share of the prompt read from cache: the call before the pass, the first call after it)`,
+          ]),
       ...pass.summaryIds.map((summaryId) => `  ${summaryId}`),
       ...(assembly === undefined
         ? []
         : [`Latest assembly of the session: ${formatAssembly(assembly, Date.now())}`]),
     ];
-    return { text: `${lines.join("\n")}\n`, json: pass };
+    return { text: `${lines.join("\n")}\n`, json: { ...pass, cacheEffect } };
   }
   const sessionId = id.startsWith("sum_") ? await store.findSummarySession(id) : undefined;
   const [summary] = sessionId === undefined ? [] : await store.readSummaries(sessionId, [id]);

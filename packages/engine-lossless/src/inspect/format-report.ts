@@ -4,7 +4,9 @@ import { formatBytes } from "@clew/core";
  * `clew context`), and one line per flight-recorder record (`clew lossless history`). Pure;
  * never throws.
  */
+import { cacheReadShare, type ProviderCacheFigures } from "../recorder/model-call-cache.js";
 import type { StoredAssemblyRecord, StoredCompactionPass } from "../store/store.js";
+import type { PassCacheEffect } from "./provider-cache.js";
 import type { LosslessSessionReport } from "./session-report.js";
 
 /** The status section of one session: store, view, last compaction pass, last assembly. */
@@ -21,23 +23,49 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
     `View: ${counted(session.viewItems, "item", "items")}, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
     report.lastCompaction === undefined
       ? "Last compaction: none recorded"
-      : `Last compaction: ${formatPass(report.lastCompaction, now)}`,
+      : `Last compaction: ${formatPass(report.lastCompaction, now, report.lastCompactionCache)}`,
     report.lastAssembly === undefined
       ? "Last assembly: none recorded"
       : `Last assembly: ${formatAssembly(report.lastAssembly, now)}`,
   ];
+  if (report.providerCache !== undefined) lines.push(formatProviderCache(report.providerCache));
   return lines;
 }
 
-/** One line per pass: id, when, trigger, outcome and level, tokens, summaries, time taken, reason. */
-export function formatPass(pass: StoredCompactionPass, now: number): string {
+/** The provider's prompt cache over the newest calls, as their replies reported it. */
+export function formatProviderCache(figures: ProviderCacheFigures): string {
+  const missed =
+    figures.callsMostlyMissed === 0
+      ? ""
+      : ` (${counted(figures.callsMostlyMissed, "call", "calls")} under half)`;
+  return (
+    `Provider cache: ${percent(cacheReadShare(figures))} of ${count(figures.promptTokens)} prompt tokens read ` +
+    `from cache over the last ${counted(figures.calls, "model call", "model calls")}${missed}`
+  );
+}
+
+/** `provider cache 96% → 4%`: the share read from cache by the call before a pass and the first after. */
+export function formatCacheEffect(effect: PassCacheEffect): string | undefined {
+  const { before, after } = effect;
+  if (before === undefined && after === undefined) return undefined;
+  const share = (call: typeof before) => (call === undefined ? "?" : percent(cacheReadShare(call)));
+  return `provider cache ${share(before)} → ${share(after)}`;
+}
+
+/**
+ * One line per pass: id, when, trigger, outcome and level, tokens, summaries, time taken, what it
+ * did to the provider's cache (when known), reason.
+ */
+export function formatPass(pass: StoredCompactionPass, now: number, cache?: PassCacheEffect): string {
   const removed = pass.tokensBefore - pass.tokensAfter;
   const change = removed > 0 ? ` (−${count(removed)})` : "";
+  const effect = cache === undefined ? undefined : formatCacheEffect(cache);
   const reason = pass.reason === undefined ? "" : ` — ${pass.reason}`;
   return (
     `${pass.passId} ${formatAgo(pass.startedAt, now)} ${pass.trigger} ${pass.outcome} (${pass.level}): ` +
     `${count(pass.tokensBefore)} → ${count(pass.tokensAfter)} tokens${change}, ` +
-    `${counted(pass.summaryIds.length, "summary", "summaries")}, ${Math.round(pass.durationMs)} ms${reason}`
+    `${counted(pass.summaryIds.length, "summary", "summaries")}, ${Math.round(pass.durationMs)} ms` +
+    `${effect === undefined ? "" : `, ${effect}`}${reason}`
   );
 }
 
@@ -73,6 +101,10 @@ export function formatAgo(at: number, now: number): string {
 
 function span(first: string | undefined, last: string | undefined): string {
   return first === last ? (first ?? "?") : `${first ?? "?"}–${last ?? "?"}`;
+}
+
+function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
 }
 
 function count(value: number): string {

@@ -11,6 +11,7 @@ import type {
   NewCompactionPass,
 } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
+import { newestModelCall } from "./model-call-cache.js";
 
 /** What the record needs from the start of a pass. */
 export interface PassStart {
@@ -40,6 +41,7 @@ export function compactionPassRecord(start: PassStart, end: PassEnd): NewCompact
     budgetTokens: start.budgetTokens,
     summarizer: start.summarizer,
     viewVersionBefore: start.viewVersion,
+    ...lastCallBefore(start.items),
   };
   if ("error" in end) {
     const tokens = start.items.reduce((sum, item) => sum + (item.orphan ? 0 : item.tokens), 0);
@@ -77,6 +79,11 @@ export function compactionPassRecord(start: PassStart, end: PassEnd): NewCompact
     ...costOf(summaries),
     viewVersionAfter: end.viewVersionAfter,
   };
+}
+
+function lastCallBefore(items: readonly ViewItem[]): Pick<NewCompactionPass, "lastCallBefore"> {
+  const call = newestModelCall(items);
+  return call === undefined ? {} : { lastCallBefore: call };
 }
 
 /**

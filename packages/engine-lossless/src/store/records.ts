@@ -51,6 +51,23 @@ export interface NewCompactionPass {
   costUsd?: number;
   viewVersionBefore: number;
   viewVersionAfter: number;
+  /**
+   * The newest model call the session's view held when the pass started, as its reply reported
+   * the provider's prompt cache (see `recorder/model-call-cache.ts`); absent when no stored reply
+   * reported usage. The first call after the pass, read from the store, shows what the pass did
+   * to the cache.
+   */
+  lastCallBefore?: ModelCallCache;
+}
+
+/** One model call's prompt, split by what the provider's cache did with it. */
+export interface ModelCallCache {
+  /** When the reply was made (the message's `createdAt`, epoch milliseconds). */
+  at: number;
+  /** Every prompt token: fresh, read from the cache and written to it. */
+  promptTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
 }
 
 export interface StoredCompactionPass extends NewCompactionPass {

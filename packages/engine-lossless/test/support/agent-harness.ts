@@ -14,7 +14,7 @@ const LOSSLESS_PLUGIN_DIR = join(import.meta.dirname, "..", "..");
  * way the CLI loads plugins (engines into the registry, tools and tool factories into a
  * ToolRegistry), talking to a fake OpenAI-compatible provider that answers with `script`.
  */
-export async function createLosslessAgent(script: FakeScript) {
+export async function createLosslessAgent(script: FakeScript, options: { contextWindow?: number } = {}) {
   const home = await mkdtemp(join(tmpdir(), "clew-lossless-agent-"));
   const fake = await startFakeProvider({ protocol: "openai-completions", script });
   const config: ClewConfig = {
@@ -24,7 +24,7 @@ export async function createLosslessAgent(script: FakeScript) {
         fake: {
           api: "openai-completions",
           baseUrl: fake.baseUrl,
-          models: [{ id: "fake-model", contextWindow: 100_000, maxTokens: 1_000 }],
+          models: [{ id: "fake-model", contextWindow: options.contextWindow ?? 100_000, maxTokens: 1_000 }],
         },
       },
     },

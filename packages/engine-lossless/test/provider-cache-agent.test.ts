@@ -1,0 +1,100 @@
+import { join } from "node:path";
+import { type FakeReply, promptUnitTokens, type RecordedRequest, withPrefixCache } from "@clew/agent/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { readPassCacheEffect } from "../src/inspect/provider-cache.js";
+import { readSessionReport } from "../src/inspect/session-report.js";
+import { cacheReadShare } from "../src/recorder/model-call-cache.js";
+import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
+import { createLosslessAgent } from "./support/agent-harness.js";
+
+const KEY = "agent:main:main";
+
+let agent: Awaited<ReturnType<typeof createLosslessAgent>> | undefined;
+afterEach(async () => {
+  await agent?.cleanup();
+  agent = undefined;
+});
+
+function messagesOf(request: RecordedRequest | undefined): Array<{ role: string; content: unknown }> {
+  return (
+    (request?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)?.messages ?? []
+  );
+}
+
+function reply(request: RecordedRequest): FakeReply {
+  const count = messagesOf(request).length;
+  return { text: `Reply to a prompt of ${count} messages: ${"noted, and the plan stands. ".repeat(12)}` };
+}
+
+/**
+ * The host's pre-compaction memory flush adds a section to the end of the system prompt for its
+ * one silent call, so that call shares only the tools with the calls before it. It is the host's,
+ * not the engine's, and is told apart here.
+ */
+function isMemoryFlush(request: RecordedRequest | undefined): boolean {
+  return JSON.stringify(messagesOf(request)[0]?.content ?? "").includes("Pre-compaction memory flush");
+}
+
+/**
+ * Tokens of the request's history: everything but the recall block and the pending prompt, which
+ * the engine places last. The next call can read all of it from the cache unless a compaction
+ * changed the history in between.
+ */
+function historyTokens(request: RecordedRequest | undefined): number {
+  const units = promptUnitTokens(request?.body);
+  const messages = messagesOf(request);
+  const block = messages.findIndex((message) => String(message.content).startsWith("[Recalled context]"));
+  const total = units.reduce((sum, tokens) => sum + tokens, 0);
+  return total - (units.at(-1) ?? 0) - (block < 0 ? 0 : (units[block + 1] ?? 0));
+}
+
+describe("the provider's prompt cache through a real agent", () => {
+  it("breaks once per compaction that changed the view, as the flight recorder then shows", async () => {
+    const cache = withPrefixCache(reply);
+    agent = await createLosslessAgent(cache.script, { contextWindow: 28_000 });
+    const { service, fake } = agent;
+    await service.createSession({ sessionKey: KEY });
+    for (let turn = 0; turn < 40; turn++) {
+      const text = `Turn ${turn}: the deploy of service-${turn % 5} needs ${"a careful look at its settings ".repeat(30)}`;
+      expect(await service.sendMessage(KEY, text)).toMatchObject({ ok: true });
+    }
+
+    // A call "breaks" the cache when it cannot read the history of the call before it from it.
+    const reads = cache.cacheReads;
+    const calls = reads.flatMap((read, index) =>
+      isMemoryFlush(fake.requests[index]) ? [] : [{ index, read }],
+    );
+    const breaks = calls.filter(
+      (call, at) => at > 0 && call.read < historyTokens(fake.requests[calls[at - 1]?.index ?? 0]),
+    );
+
+    const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
+    try {
+      const [session] = await store.listSessions();
+      const sessionId = session?.sessionId ?? "";
+      const passes = await store.listCompactionPasses({ sessionId, limit: 100 });
+      const changedView = passes.filter((pass) => pass.tokensAfter < pass.tokensBefore);
+      expect(changedView.length).toBeGreaterThanOrEqual(2);
+      expect(breaks).toHaveLength(changedView.length);
+
+      for (const pass of changedView) {
+        const effect = await readPassCacheEffect(store, pass);
+        if (effect.before === undefined || effect.after === undefined)
+          throw new Error(`no calls around ${pass.passId}`);
+        expect(cacheReadShare(effect.after)).toBeLessThan(cacheReadShare(effect.before));
+        // The first call after the pass is the one the fake saw break.
+        const broken = breaks.find((call) => call.read === effect.after?.cacheReadTokens);
+        expect(broken).toBeDefined();
+      }
+
+      // Every call's usage reached the store as the provider reported it.
+      const report = await readSessionReport(store, undefined, sessionId);
+      expect(report.providerCache).toMatchObject({
+        calls: reads.length,
+        cacheReadTokens: reads.reduce((sum, read) => sum + read, 0),
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
