@@ -26,13 +26,9 @@ function reply(request: RecordedRequest): FakeReply {
   return { text: `Reply to a prompt of ${count} messages: ${"noted, and the plan stands. ".repeat(12)}` };
 }
 
-/**
- * The host's pre-compaction memory flush adds a section to the end of the system prompt for its
- * one silent call, so that call shares only the tools with the calls before it. It is the host's,
- * not the engine's, and is told apart here.
- */
+/** The host's pre-compaction memory flush: a silent call of its own, once per compaction cycle. */
 function isMemoryFlush(request: RecordedRequest | undefined): boolean {
-  return JSON.stringify(messagesOf(request)[0]?.content ?? "").includes("Pre-compaction memory flush");
+  return JSON.stringify(messagesOf(request).at(-1)?.content ?? "").startsWith('"Pre-compaction memory flush');
 }
 
 /**
@@ -49,7 +45,7 @@ function historyTokens(request: RecordedRequest | undefined): number {
 }
 
 describe("the provider's prompt cache through a real agent", () => {
-  it("breaks once per compaction that changed the view, as the flight recorder then shows", async () => {
+  it("breaks once per compaction that changed the view, never for the memory flush, as the flight recorder shows", async () => {
     const cache = withPrefixCache(reply);
     agent = await createLosslessAgent(cache.script, { contextWindow: 28_000 });
     const { service, fake } = agent;

@@ -56,10 +56,13 @@ export function shouldRunMemoryFlush(input: MemoryFlushGateInput): boolean {
 }
 
 export interface MemoryFlushPrompt {
-  /** The silent turn's user message. */
+  /**
+   * The silent turn's user message: what to do and the rules of the turn. The rules travel in the
+   * message, not in the system prompt, so the flush call sends the same prefix as the turn before
+   * it and the provider serves that prefix from its prompt cache (a section added to the system
+   * prompt changed the flush call's whole prompt, a full-price call once per compaction cycle).
+   */
   prompt: string;
-  /** Appended to the run's system prompt for the flush turn only. */
-  systemPrompt: string;
   /** Workspace-relative note the turn may append to: `memory/YYYY-MM-DD.md`. */
   notePath: string;
   silentToken: typeof MEMORY_FLUSH_SILENT_TOKEN;
@@ -73,14 +76,14 @@ export function memoryFlushPrompt(options: { now: number; timeZone?: string }): 
   const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const localTime = formatLocalTime(options.now, timeZone);
   const notePath = `${MEMORY_DIR_NAME}/${localTime.slice(0, 10)}.md`;
-  const prompt =
+  const request =
     `Pre-compaction memory flush. The conversation will soon be compacted and older messages summarized. ` +
     `Store durable memories now in ${notePath}: decisions, facts, preferences, open tasks and the exact ` +
     `identifiers (paths, ids, commands) you will need later. If there is nothing worth storing, reply with ` +
     `exactly ${MEMORY_FLUSH_SILENT_TOKEN}.`;
-  const systemPrompt = [
-    "## Pre-compaction memory flush",
-    "This is a silent housekeeping turn; the user does not see it.",
+  const rules = [
+    "Rules of this turn:",
+    "- This is a silent housekeeping turn; the user does not see it.",
     `- Write durable notes only to ${notePath}. Create it if it is missing; otherwise append. Never rewrite or delete lines already there.`,
     `- Treat ${READ_ONLY_FILES.join(", ")} as read-only during this turn.`,
     `- Use exactly this file name: no timestamped or numbered variants (not ${notePath.replace(".md", "-1.md")}).`,
@@ -88,7 +91,7 @@ export function memoryFlushPrompt(options: { now: number; timeZone?: string }): 
     `- When you are done, or if there is nothing worth storing, reply with exactly ${MEMORY_FLUSH_SILENT_TOKEN} and nothing else.`,
     `Current time: ${localTime}`,
   ].join("\n");
-  return { prompt, systemPrompt, notePath, silentToken: MEMORY_FLUSH_SILENT_TOKEN };
+  return { prompt: `${request}\n\n${rules}`, notePath, silentToken: MEMORY_FLUSH_SILENT_TOKEN };
 }
 
 /** Whether a flush turn's reply is the silent token (surrounding whitespace ignored). */

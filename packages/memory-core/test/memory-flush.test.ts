@@ -60,10 +60,10 @@ describe("memoryFlushPrompt", () => {
     expect(flush.silentToken).toBe("NO_REPLY");
     expect(flush.prompt).toContain("Store durable memories now in memory/2025-01-03.md");
     expect(flush.prompt).toContain("reply with exactly NO_REPLY");
-    expect(flush.systemPrompt).toContain("Write durable notes only to memory/2025-01-03.md");
-    expect(flush.systemPrompt).toContain("append. Never rewrite or delete");
-    expect(flush.systemPrompt).toContain("MEMORY.md, DREAMS.md, SOUL.md, TOOLS.md, AGENTS.md as read-only");
-    expect(flush.systemPrompt).toContain("Current time: 2025-01-03 08:30 Friday (GMT+9)");
+    expect(flush.prompt).toContain("Write durable notes only to memory/2025-01-03.md");
+    expect(flush.prompt).toContain("append. Never rewrite or delete");
+    expect(flush.prompt).toContain("MEMORY.md, DREAMS.md, SOUL.md, TOOLS.md, AGENTS.md as read-only");
+    expect(flush.prompt).toContain("Current time: 2025-01-03 08:30 Friday (GMT+9)");
     expect(memoryFlushPrompt({ now, timeZone: "UTC" }).notePath).toBe("memory/2025-01-02.md");
   });
 

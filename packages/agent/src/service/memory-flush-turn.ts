@@ -43,7 +43,8 @@ export async function maybeFlushMemory(
     await open.runtime.host.runTurn({
       session: open.session,
       prompt: flush.prompt,
-      systemPrompt: `${run.prepared.prompt.text}\n\n${flush.systemPrompt}`,
+      // The run's own system prompt: the flush then shares the turn before it's cached prefix.
+      systemPrompt: run.prepared.prompt.text,
       model: run.model,
       callModel: run.step,
       ...(run.signal === undefined ? {} : { signal: run.signal }),

@@ -38,6 +38,14 @@ describe("memory-core in the agent", () => {
     expect(reply).toMatchObject({ ok: true, text: "Here is the answer." });
     const flushRequest = JSON.stringify(fake.requests[1]?.body);
     expect(flushRequest).toContain("Pre-compaction memory flush");
+    // The rules travel in the flush's message: the system prompt, and so the prefix the provider
+    // cached for the turn before, stay the same.
+    const systemOf = (index: number) =>
+      (fake.requests[index]?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)
+        ?.messages?.[0];
+    expect(systemOf(1)).toMatchObject({ role: "system" });
+    expect(systemOf(1)).toEqual(systemOf(0));
+    expect(JSON.stringify(systemOf(1))).not.toContain("memory flush");
     const notes = await readFile(join(home, "agents/main/workspace/memory/notes.md"), "utf8");
     expect(notes).toContain("deploy key rotates on Fridays");
     // Same compaction cycle: no second flush.
