@@ -21,7 +21,7 @@ export {
   formatProviderCache,
   formatStatusLines,
 } from "./inspect/format-report.js";
-export { type PassCacheEffect, readPassCacheEffect } from "./inspect/provider-cache.js";
+export { isEmptyEffect, type PassCacheEffect, readPassCacheEffect } from "./inspect/provider-cache.js";
 export { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 export { LOSSLESS_ENGINE_VERSION, LosslessEngine } from "./lossless-engine.js";
 export { DEFAULT_TUNING, type LosslessEngineOptions, type LosslessTuning } from "./options.js";
@@ -31,6 +31,7 @@ export type { MessageDescription, SummaryDescription } from "./recall/recall-des
 export type { RecalledMessage, RecallPage, RecallReadRequest } from "./recall/recall-read.js";
 export type { RecallHit, RecallMatch } from "./recall/recall-search.js";
 export { RECALL_TOOL_NAMES, recallPolicy } from "./recall-policy.js";
+export type { ModelCallCache, ProviderCacheFigures } from "./recorder/model-call-cache.js";
 export {
   executePrune,
   type PrunePlan,

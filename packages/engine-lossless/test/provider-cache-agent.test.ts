@@ -70,17 +70,21 @@ describe("the provider's prompt cache through a real agent", () => {
       const sessionId = session?.sessionId ?? "";
       const passes = await store.listCompactionPasses({ sessionId, limit: 100 });
       const changedView = passes.filter((pass) => pass.tokensAfter < pass.tokensBefore);
-      expect(changedView.length).toBeGreaterThanOrEqual(2);
-      expect(breaks).toHaveLength(changedView.length);
-
-      for (const pass of changedView) {
-        const effect = await readPassCacheEffect(store, pass);
+      const effects = await Promise.all(changedView.map((pass) => readPassCacheEffect(store, pass)));
+      // A pass after the last call has no call after it to break (prompt sizes, and so when
+      // compactions come, depend on the temp folder's name in the system prompt).
+      const followed = effects.filter((effect) => effect.after !== undefined);
+      expect(followed.length).toBeGreaterThanOrEqual(2);
+      expect(followed.length).toBeGreaterThanOrEqual(changedView.length - 1);
+      expect(breaks).toHaveLength(followed.length);
+      // Each break is the first call after a pass, as the flight recorder finds it.
+      expect(followed.map((effect) => effect.after?.cacheReadTokens).sort()).toEqual(
+        breaks.map((call) => call.read).sort(),
+      );
+      for (const effect of followed) {
         if (effect.before === undefined || effect.after === undefined)
-          throw new Error(`no calls around ${pass.passId}`);
+          throw new Error("no call before a pass");
         expect(cacheReadShare(effect.after)).toBeLessThan(cacheReadShare(effect.before));
-        // The first call after the pass is the one the fake saw break.
-        const broken = breaks.find((call) => call.read === effect.after?.cacheReadTokens);
-        expect(broken).toBeDefined();
       }
 
       // Every call's usage reached the store as the provider reported it.

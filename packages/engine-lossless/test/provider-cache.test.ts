@@ -5,7 +5,7 @@ import type { AgentMessage } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatStatusLines } from "../src/inspect/format-report.js";
 import { LosslessEngine } from "../src/lossless-engine.js";
-import { modelCallCache, newestModelCall, sumModelCalls } from "../src/recorder/model-call-cache.js";
+import { modelCallCache, sumModelCalls } from "../src/recorder/model-call-cache.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { assistantText, codingConversation, userText } from "./support/conversations.js";
 
@@ -34,6 +34,18 @@ function withUsage(message: AgentMessage, usage: { input: number; cacheRead: num
   return { ...message, usage: { ...message.usage, ...usage, output: 20, totalTokens } } as AgentMessage;
 }
 
+/** `messages` moved in time so that the last one is at `lastAt`, spacing kept. */
+function endingAt(messages: AgentMessage[], lastAt: number): AgentMessage[] {
+  const last = (messages.at(-1) as { timestamp: number }).timestamp;
+  return messages.map(
+    (message) =>
+      ({
+        ...message,
+        timestamp: (message as { timestamp: number }).timestamp - last + lastAt,
+      }) as AgentMessage,
+  );
+}
+
 describe("the provider's prompt cache, from the replies' usage", () => {
   it("reads a reply's figures and ignores replies that sent nothing, other roles and odd counts", () => {
     const reply = withUsage(assistantText("ok", 5), { input: 100, cacheRead: 850, cacheWrite: 50 });
@@ -59,79 +71,112 @@ describe("the provider's prompt cache, from the replies' usage", () => {
       cacheWriteTokens: 800,
       callsMostlyMissed: 1,
     });
-    const items = [
-      { message: reply, createdAt: 3 },
-      { message: userText("next", 4), createdAt: 4 },
-    ];
-    expect(newestModelCall(items)?.at).toBe(3);
-    expect(newestModelCall([])).toBeUndefined();
   });
 
   it("shows what a compaction did to the cache: the call before it, the first call after it", async () => {
     const { engine } = await engineAtNow();
-    const before = codingConversation(12, { toolOutputChars: 2_000 }).map((message, index) =>
-      withUsage(message, { input: 40, cacheRead: 900 + index, cacheWrite: 60 }),
+    const history = endingAt(
+      codingConversation(12, { toolOutputChars: 2_000 }).map((message, index) =>
+        withUsage(message, { input: 40, cacheRead: 900 + index, cacheWrite: 60 }),
+      ),
+      NOW - 120_000,
     );
     await engine.afterTurn({
       sessionId: "s",
       sessionFile: "memory:s",
-      messages: before,
+      messages: history,
       prePromptMessageCount: 0,
     });
+    // The host compacts in the middle of a turn (an overflow): the turn's first call was made
+    // before the pass and is stored after it, with the rest of the turn.
     const compacted = await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
     expect(compacted).toMatchObject({ ok: true, compacted: true });
-    const lastReply = before.findLast((message) => message.role === "assistant") as AgentMessage;
     const pass = (await engine.inspect("s")).lastCompaction;
-    expect(pass?.lastCallBefore).toEqual(
-      modelCallCache(lastReply, (lastReply as { timestamp: number }).timestamp),
-    );
+    expect(pass?.newestSeq).toBe(history.length);
 
-    // A call sent while the pass ran (it lasted 250 ms) is not after it. The next turn, a second
-    // after the pass ended: its first call missed, its second hit again.
     const turn = [
+      userText("Go on.", NOW - 1_000),
+      withUsage(assistantText("Called before the pass.", NOW - 900), {
+        input: 10,
+        cacheRead: 970,
+        cacheWrite: 20,
+      }),
       userText("Meanwhile.", NOW + 50),
-      withUsage(assistantText("Sent before the pass ended.", NOW + 100), {
+      // Sent while the pass ran (it lasted 250 ms): neither before nor after it.
+      withUsage(assistantText("Sent during the pass.", NOW + 100), {
         input: 10,
         cacheRead: 990,
         cacheWrite: 0,
       }),
-      userText("Go on.", NOW + 1_000),
+      userText("And now?", NOW + 1_000),
       withUsage(assistantText("Rebuilt the prefix.", NOW + 1_001), {
         input: 30,
         cacheRead: 0,
         cacheWrite: 1_970,
       }),
-      userText("And now?", NOW + 2_000),
+      userText("Again.", NOW + 2_000),
       withUsage(assistantText("Cached again.", NOW + 2_001), { input: 25, cacheRead: 1_970, cacheWrite: 5 }),
     ];
     await engine.afterTurn({
       sessionId: "s",
       sessionFile: "memory:s",
-      messages: [...before, ...turn],
-      prePromptMessageCount: before.length,
+      messages: [...history, ...turn],
+      prePromptMessageCount: history.length,
     });
     const report = await engine.inspect("s");
-    expect(report.lastCompactionCache).toEqual({
-      before: pass?.lastCallBefore,
+    expect(report.lastCompactionCacheEffect).toEqual({
+      before: { at: NOW - 900, promptTokens: 1_000, cacheReadTokens: 970, cacheWriteTokens: 20 },
       after: { at: NOW + 1_001, promptTokens: 2_000, cacheReadTokens: 0, cacheWriteTokens: 1_970 },
     });
-    const calls = before.filter((message) => message.role === "assistant").length + 3;
+    const calls = history.filter((message) => message.role === "assistant").length + 4;
     expect(report.providerCache).toMatchObject({ calls, callsMostlyMissed: 1 });
-    expect(report.providerCache?.newest.at).toBe(NOW + 2_001);
     const lines = formatStatusLines(report, NOW + 3_000);
-    const callBefore = pass?.lastCallBefore;
-    const shareBefore = Math.round(
-      ((callBefore?.cacheReadTokens ?? 0) / (callBefore?.promptTokens ?? 1)) * 100,
-    );
-    expect(shareBefore).toBe(90);
-    expect(lines.find((line) => line.startsWith("Last compaction:"))).toContain(
-      `provider cache ${shareBefore}% → 0%`,
-    );
+    expect(lines.find((line) => line.startsWith("Last compaction:"))).toContain("provider cache 97% → 0%");
     expect(lines.find((line) => line.startsWith("Provider cache:"))).toMatch(
       new RegExp(
         `^Provider cache: \\d+% of [\\d,]+ prompt tokens read from cache over the last ${calls} model calls \\(1 call under half\\)$`,
       ),
     );
+  });
+
+  it("leaves out calls more than ten minutes from the pass: the provider's cache had expired", async () => {
+    const { engine } = await engineAtNow();
+    const minutes = 60_000;
+    const history = endingAt(
+      codingConversation(12, { toolOutputChars: 2_000 }).map((message) =>
+        withUsage(message, { input: 40, cacheRead: 900, cacheWrite: 60 }),
+      ),
+      NOW - 11 * minutes,
+    );
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: history,
+      prePromptMessageCount: 0,
+    });
+    expect(await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true })).toMatchObject({
+      compacted: true,
+    });
+    const turn = [
+      userText("Back after lunch.", NOW + 11 * minutes),
+      withUsage(assistantText("Everything was read afresh.", NOW + 11 * minutes + 1), {
+        input: 2_000,
+        cacheRead: 0,
+        cacheWrite: 0,
+      }),
+    ];
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: [...history, ...turn],
+      prePromptMessageCount: history.length,
+    });
+    const report = await engine.inspect("s");
+    expect(report.lastCompactionCacheEffect).toBeUndefined();
+    expect(report.providerCache?.calls).toBe(
+      history.filter((message) => message.role === "assistant").length + 1,
+    );
+    expect(formatStatusLines(report, NOW).join("\n")).not.toContain("provider cache");
   });
 
   it("says nothing of the cache when no reply reported usage (a replay)", async () => {
@@ -144,8 +189,8 @@ describe("the provider's prompt cache, from the replies' usage", () => {
     });
     await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
     const report = await engine.inspect("s");
-    expect(report.lastCompaction?.lastCallBefore).toBeUndefined();
-    expect(report.lastCompactionCache).toBeUndefined();
+    expect(report.lastCompaction?.newestSeq).toBeGreaterThan(0);
+    expect(report.lastCompactionCacheEffect).toBeUndefined();
     expect(report.providerCache).toBeUndefined();
     const lines = formatStatusLines(report, NOW);
     expect(lines.join("\n")).not.toContain("cache");

@@ -76,22 +76,17 @@ export function memoryFlushPrompt(options: { now: number; timeZone?: string }): 
   const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const localTime = formatLocalTime(options.now, timeZone);
   const notePath = `${MEMORY_DIR_NAME}/${localTime.slice(0, 10)}.md`;
-  const request =
-    `Pre-compaction memory flush. The conversation will soon be compacted and older messages summarized. ` +
-    `Store durable memories now in ${notePath}: decisions, facts, preferences, open tasks and the exact ` +
-    `identifiers (paths, ids, commands) you will need later. If there is nothing worth storing, reply with ` +
-    `exactly ${MEMORY_FLUSH_SILENT_TOKEN}.`;
-  const rules = [
-    "Rules of this turn:",
-    "- This is a silent housekeeping turn; the user does not see it.",
-    `- Write durable notes only to ${notePath}. Create it if it is missing; otherwise append. Never rewrite or delete lines already there.`,
-    `- Treat ${READ_ONLY_FILES.join(", ")} as read-only during this turn.`,
-    `- Use exactly this file name: no timestamped or numbered variants (not ${notePath.replace(".md", "-1.md")}).`,
-    "- Keep notes short and factual; do not repeat notes that already exist.",
-    `- When you are done, or if there is nothing worth storing, reply with exactly ${MEMORY_FLUSH_SILENT_TOKEN} and nothing else.`,
-    `Current time: ${localTime}`,
-  ].join("\n");
-  return { prompt: `${request}\n\n${rules}`, notePath, silentToken: MEMORY_FLUSH_SILENT_TOKEN };
+  // One short paragraph: the message stays in the history (and in what recall can bring back).
+  const prompt = [
+    "Pre-compaction memory flush, a silent housekeeping turn the user does not see: the conversation",
+    "will soon be compacted and older messages summarized. Append durable notes (decisions, facts,",
+    `preferences, open tasks, the exact paths, ids and commands you will need) to ${notePath} only:`,
+    "create it if missing, never rewrite or delete its lines, use no other file name",
+    `(not ${notePath.replace(".md", "-1.md")}). ${READ_ONLY_FILES.join(", ")} are read-only.`,
+    "Keep notes short; skip notes already there. Then, or if nothing is worth storing, reply with",
+    `exactly ${MEMORY_FLUSH_SILENT_TOKEN} and nothing else. Current time: ${localTime}`,
+  ].join(" ");
+  return { prompt, notePath, silentToken: MEMORY_FLUSH_SILENT_TOKEN };
 }
 
 /** Whether a flush turn's reply is the silent token (surrounding whitespace ignored). */

@@ -58,12 +58,17 @@ describe("memoryFlushPrompt", () => {
     const flush = memoryFlushPrompt({ now, timeZone: "Asia/Tokyo" });
     expect(flush.notePath).toBe("memory/2025-01-03.md");
     expect(flush.silentToken).toBe("NO_REPLY");
-    expect(flush.prompt).toContain("Store durable memories now in memory/2025-01-03.md");
-    expect(flush.prompt).toContain("reply with exactly NO_REPLY");
-    expect(flush.prompt).toContain("Write durable notes only to memory/2025-01-03.md");
-    expect(flush.prompt).toContain("append. Never rewrite or delete");
-    expect(flush.prompt).toContain("MEMORY.md, DREAMS.md, SOUL.md, TOOLS.md, AGENTS.md as read-only");
+    expect(flush.prompt).toMatch(/^Pre-compaction memory flush, a silent housekeeping turn/);
+    expect(flush.prompt).toContain(
+      "to memory/2025-01-03.md only: create it if missing, never rewrite or delete",
+    );
+    expect(flush.prompt).toContain("(not memory/2025-01-03-1.md)");
+    expect(flush.prompt).toContain("MEMORY.md, DREAMS.md, SOUL.md, TOOLS.md, AGENTS.md are read-only");
+    expect(flush.prompt).toContain("reply with exactly NO_REPLY and nothing else");
     expect(flush.prompt).toContain("Current time: 2025-01-03 08:30 Friday (GMT+9)");
+    // It stays in the history: one short paragraph.
+    expect(flush.prompt).not.toContain("\n");
+    expect(flush.prompt.length).toBeLessThan(700);
     expect(memoryFlushPrompt({ now, timeZone: "UTC" }).notePath).toBe("memory/2025-01-02.md");
   });
 

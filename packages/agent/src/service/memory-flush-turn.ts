@@ -43,7 +43,7 @@ export async function maybeFlushMemory(
     await open.runtime.host.runTurn({
       session: open.session,
       prompt: flush.prompt,
-      // The run's own system prompt: the flush then shares the turn before it's cached prefix.
+      // The run's own system prompt, so the flush call reads the prefix the turn before it cached.
       systemPrompt: run.prepared.prompt.text,
       model: run.model,
       callModel: run.step,

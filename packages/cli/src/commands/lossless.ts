@@ -4,6 +4,7 @@ import {
   formatCacheEffect,
   formatPass,
   formatStatusLines,
+  isEmptyEffect,
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
   type LosslessStore,
@@ -82,7 +83,10 @@ async function printHistory(
   const bytesOnDisk = await store.sizeOnDisk();
   const caches = await Promise.all(passes.map((pass) => readPassCacheEffect(store, pass)));
   if (options.json) {
-    const withCache = passes.map((pass, index) => ({ ...pass, cacheEffect: caches[index] }));
+    const withCache = passes.map((pass, index) => {
+      const cacheEffect = caches[index];
+      return cacheEffect === undefined || isEmptyEffect(cacheEffect) ? pass : { ...pass, cacheEffect };
+    });
     io.stdout(
       `${JSON.stringify({ path, bytesOnDisk, ...(report === undefined ? {} : { report }), passes: withCache }, null, 2)}\n`,
     );
@@ -131,7 +135,10 @@ async function showRecord(
         ? []
         : [`Latest assembly of the session: ${formatAssembly(assembly, Date.now())}`]),
     ];
-    return { text: `${lines.join("\n")}\n`, json: { ...pass, cacheEffect } };
+    return {
+      text: `${lines.join("\n")}\n`,
+      json: isEmptyEffect(cacheEffect) ? pass : { ...pass, cacheEffect },
+    };
   }
   const sessionId = id.startsWith("sum_") ? await store.findSummarySession(id) : undefined;
   const [summary] = sessionId === undefined ? [] : await store.readSummaries(sessionId, [id]);

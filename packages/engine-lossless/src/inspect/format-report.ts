@@ -23,7 +23,7 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
     `View: ${counted(session.viewItems, "item", "items")}, ${count(session.viewTokens)} tokens (version ${session.viewVersion}) · compactions: ${count(session.compactionPasses)}, ${count(session.tokensRemovedTotal)} tokens removed in all`,
     report.lastCompaction === undefined
       ? "Last compaction: none recorded"
-      : `Last compaction: ${formatPass(report.lastCompaction, now, report.lastCompactionCache)}`,
+      : `Last compaction: ${formatPass(report.lastCompaction, now, report.lastCompactionCacheEffect)}`,
     report.lastAssembly === undefined
       ? "Last assembly: none recorded"
       : `Last assembly: ${formatAssembly(report.lastAssembly, now)}`,

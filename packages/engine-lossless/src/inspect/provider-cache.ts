@@ -1,7 +1,8 @@
 /**
  * The provider's prompt cache as the stored replies report it (`recorder/model-call-cache.ts`):
- * over a session's newest model calls, and around a compaction pass. Reads the store only, so the
- * CLI shows it from a read-only open while a gateway writes.
+ * over a session's newest model calls, and around a compaction pass. Reads the store only (message
+ * heads first, then the few replies chosen), so the CLI shows it from a read-only open while a
+ * gateway writes.
  */
 import {
   type ModelCallCache,
@@ -9,19 +10,25 @@ import {
   type ProviderCacheFigures,
   sumModelCalls,
 } from "../recorder/model-call-cache.js";
-import type { LosslessStore, StoredCompactionPass, StoredMessage } from "../store/store.js";
+import type { LosslessStore, StoredCompactionPass, StoredMessageHead } from "../store/store.js";
 
-/** Newest messages read for a session's cache figures. */
+/** Newest messages whose replies make a session's cache figures. */
 export const RECENT_MESSAGES_FOR_CACHE = 200;
 /**
- * How long after a pass its first call is looked for. Providers keep a prompt cached for minutes
- * to an hour, so a call later than this misses whatever any pass did.
+ * How far from a pass its calls are looked for. Providers keep a prompt cached for 5 to 10
+ * minutes unless asked for longer, so a call further away reads nothing whatever a pass did.
  */
-const CALL_AFTER_PASS_WITHIN_MS = 3_600_000;
-/** Messages read after a pass to find its first call (tool results come between calls). */
-const MESSAGES_READ_AFTER_PASS = 128;
+export const PASS_CALL_WINDOW_MS = 10 * 60_000;
+/** Heads read per step after a pass (the running turn's steps, then the turns after it). */
+const HEADS_PAGE = 256;
+const HEADS_PAGES_AFTER = 8;
+/** Heads read before a pass for the call before it. */
+const HEADS_BEFORE = 64;
 
-/** What a pass did to the provider's cache: the call before it and the first call after it. */
+/**
+ * What a pass did to the provider's cache: the newest call made before it started and the first
+ * call made after it ended, each within `PASS_CALL_WINDOW_MS`.
+ */
 export interface PassCacheEffect {
   before?: ModelCallCache;
   after?: ModelCallCache;
@@ -32,46 +39,94 @@ export async function readProviderCache(
   store: LosslessStore,
   sessionId: string,
   messageCount: number,
-): Promise<(ProviderCacheFigures & { newest: ModelCallCache }) | undefined> {
+): Promise<ProviderCacheFigures | undefined> {
   if (messageCount <= 0) return undefined;
-  const first = Math.max(1, messageCount - RECENT_MESSAGES_FOR_CACHE + 1);
-  const messages = await store.readMessageRange(sessionId, {
-    ranges: [[first, messageCount]],
-    limit: RECENT_MESSAGES_FOR_CACHE,
-  });
-  const calls = callsOf(messages);
-  const newest = calls.at(-1);
-  return newest === undefined ? undefined : { ...sumModelCalls(calls), newest };
+  // Seqs run from 1 without gaps: messages are never deleted one by one.
+  const heads = await readHeads(store, sessionId, messageCount - RECENT_MESSAGES_FOR_CACHE + 1, messageCount);
+  const calls = [...(await readCalls(store, sessionId, heads.filter(isReply))).values()];
+  return calls.length === 0 ? undefined : sumModelCalls(calls);
 }
 
 /**
- * The pass's cache effect: the call before it (recorded with the pass) and the first call made
- * after it ended, within an hour. Empty for a pass recorded before calls were.
+ * The pass's cache effect. The call before it may have been stored after it: a compaction in the
+ * middle of a turn (an overflow) runs before the host stores the turn. Empty for a pass recorded
+ * without `newestSeq` (an older version, an empty view).
  */
 export async function readPassCacheEffect(
   store: LosslessStore,
   pass: StoredCompactionPass,
 ): Promise<PassCacheEffect> {
-  const ended = pass.startedAt + Math.ceil(pass.durationMs);
-  const messages = await store.readMessageRange(pass.sessionId, {
-    fromTime: ended,
-    toTime: ended + CALL_AFTER_PASS_WITHIN_MS,
-    limit: MESSAGES_READ_AFTER_PASS,
-  });
-  const [after] = callsOf(messages);
+  const { newestSeq, sessionId, startedAt } = pass;
+  if (newestSeq === undefined) return {};
+  const ended = startedAt + Math.ceil(pass.durationMs);
+  const earlier = await readHeads(store, sessionId, newestSeq - HEADS_BEFORE + 1, newestSeq);
+  let before = earlier.findLast((head) => isReply(head) && head.createdAt < startedAt);
+  let after: StoredMessageHead | undefined;
+  for (let page = 0; page < HEADS_PAGES_AFTER && after === undefined; page++) {
+    const first = newestSeq + 1 + page * HEADS_PAGE;
+    const heads = await readHeads(store, sessionId, first, first + HEADS_PAGE - 1);
+    for (const head of heads) {
+      if (!isReply(head)) continue;
+      if (head.createdAt < startedAt) before = head;
+      else if (head.createdAt >= ended) {
+        after = head;
+        break;
+      }
+    }
+    const last = heads.at(-1);
+    if (last === undefined || last.createdAt > ended + PASS_CALL_WINDOW_MS) break;
+  }
+  const near = [
+    before !== undefined && startedAt - before.createdAt <= PASS_CALL_WINDOW_MS ? before : undefined,
+    after !== undefined && after.createdAt - ended <= PASS_CALL_WINDOW_MS ? after : undefined,
+  ];
+  const chosen = near.filter((head): head is StoredMessageHead => head !== undefined);
+  const calls = await readCalls(store, sessionId, chosen);
+  const [beforeCall, afterCall] = near.map((head) => (head === undefined ? undefined : calls.get(head.seq)));
   return {
-    ...(pass.lastCallBefore === undefined ? {} : { before: pass.lastCallBefore }),
-    ...(after === undefined ? {} : { after }),
+    ...(beforeCall === undefined ? {} : { before: beforeCall }),
+    ...(afterCall === undefined ? {} : { after: afterCall }),
   };
 }
 
-/** The model calls among stored messages, in their order; a reply whose JSON does not parse is skipped. */
-function callsOf(messages: readonly StoredMessage[]): ModelCallCache[] {
-  const calls: ModelCallCache[] = [];
+export function isEmptyEffect(effect: PassCacheEffect): boolean {
+  return effect.before === undefined && effect.after === undefined;
+}
+
+function isReply(head: StoredMessageHead): boolean {
+  return head.role === "assistant";
+}
+
+/** Heads of the messages with seqs `first..last` (clamped at 1) that exist, in seq order. */
+function readHeads(
+  store: LosslessStore,
+  sessionId: string,
+  first: number,
+  last: number,
+): Promise<StoredMessageHead[]> {
+  const from = Math.max(1, first);
+  if (last < from) return Promise.resolve([]);
+  return store.readMessageHeads(
+    sessionId,
+    Array.from({ length: last - from + 1 }, (_, index) => from + index),
+  );
+}
+
+/** The calls of these replies by seq, in seq order; a reply without usage (or whose JSON does not parse) has none. */
+async function readCalls(
+  store: LosslessStore,
+  sessionId: string,
+  replies: readonly StoredMessageHead[],
+): Promise<Map<number, ModelCallCache>> {
+  const calls = new Map<number, ModelCallCache>();
+  if (replies.length === 0) return calls;
+  const messages = await store.readMessages(
+    sessionId,
+    replies.map((head) => head.seq),
+  );
   for (const message of messages) {
-    if (message.role !== "assistant") continue;
     const call = modelCallCache(parsed(message.json), message.createdAt);
-    if (call !== undefined) calls.push(call);
+    if (call !== undefined) calls.set(message.seq, call);
   }
   return calls;
 }

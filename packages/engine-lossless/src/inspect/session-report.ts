@@ -4,7 +4,7 @@
  * problem: an unusable store answers `available: false`, the reason and zeros.
  */
 import type { SummarySpendReport } from "../prepare/spend-report.js";
-import type { ModelCallCache, ProviderCacheFigures } from "../recorder/model-call-cache.js";
+import type { ProviderCacheFigures } from "../recorder/model-call-cache.js";
 import { emptySessionReport } from "../store/records.js";
 import type {
   LosslessStore,
@@ -12,7 +12,12 @@ import type {
   StoredAssemblyRecord,
   StoredCompactionPass,
 } from "../store/store.js";
-import { type PassCacheEffect, readPassCacheEffect, readProviderCache } from "./provider-cache.js";
+import {
+  isEmptyEffect,
+  type PassCacheEffect,
+  readPassCacheEffect,
+  readProviderCache,
+} from "./provider-cache.js";
 
 export interface LosslessSessionReport {
   sessionId: string;
@@ -29,13 +34,16 @@ export interface LosslessSessionReport {
   };
   /** The newest recorded compaction pass of the session. */
   lastCompaction?: StoredCompactionPass;
-  /** What that pass did to the provider's prompt cache, when the replies around it reported usage. */
-  lastCompactionCache?: PassCacheEffect;
+  /**
+   * What that pass did to the provider's prompt cache, when replies within ten minutes of it
+   * reported usage (`inspect/provider-cache.ts`).
+   */
+  lastCompactionCacheEffect?: PassCacheEffect;
   /**
    * The provider's prompt cache over the model calls among the session's newest 200 messages, as
    * their replies reported it; absent when none reported usage.
    */
-  providerCache?: ProviderCacheFigures & { newest: ModelCallCache };
+  providerCache?: ProviderCacheFigures;
   /** The newest recorded assembly of the session. */
   lastAssembly?: StoredAssemblyRecord;
   /** Summarizer spend, debt and prepared summaries (`LosslessEngine.spendReport`). */
@@ -55,24 +63,22 @@ export async function readSessionReport(
     const [lastCompaction] = await store.listCompactionPasses({ sessionId, limit: 1 });
     const [lastAssembly] = await store.listAssemblies(sessionId, 1);
     const providerCache = await readProviderCache(store, sessionId, session.messageCount);
-    const lastCompactionCache =
+    const lastCompactionCacheEffect =
       lastCompaction === undefined ? undefined : await readPassCacheEffect(store, lastCompaction);
     return {
       sessionId,
       store: { kind: store.kind, bytesOnDisk: await store.sizeOnDisk(), available: true },
       session: { ...session, deepestChain: session.summaryCount === 0 ? 0 : session.deepestSummaryDepth + 1 },
       ...(lastCompaction === undefined ? {} : { lastCompaction }),
-      ...(lastCompactionCache === undefined || isEmpty(lastCompactionCache) ? {} : { lastCompactionCache }),
+      ...(lastCompactionCacheEffect === undefined || isEmptyEffect(lastCompactionCacheEffect)
+        ? {}
+        : { lastCompactionCacheEffect }),
       ...(lastAssembly === undefined ? {} : { lastAssembly }),
       ...(providerCache === undefined ? {} : { providerCache }),
     };
   } catch (error) {
     return unavailable(sessionId, store.kind, error instanceof Error ? error.message : String(error));
   }
-}
-
-function isEmpty(effect: PassCacheEffect): boolean {
-  return effect.before === undefined && effect.after === undefined;
 }
 
 function unavailable(sessionId: string, kind: string, failure: string): LosslessSessionReport {

@@ -11,7 +11,6 @@ import type {
   NewCompactionPass,
 } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
-import { newestModelCall } from "./model-call-cache.js";
 
 /** What the record needs from the start of a pass. */
 export interface PassStart {
@@ -41,7 +40,7 @@ export function compactionPassRecord(start: PassStart, end: PassEnd): NewCompact
     budgetTokens: start.budgetTokens,
     summarizer: start.summarizer,
     viewVersionBefore: start.viewVersion,
-    ...lastCallBefore(start.items),
+    ...newestSeq(start.items),
   };
   if ("error" in end) {
     const tokens = start.items.reduce((sum, item) => sum + (item.orphan ? 0 : item.tokens), 0);
@@ -81,9 +80,15 @@ export function compactionPassRecord(start: PassStart, end: PassEnd): NewCompact
   };
 }
 
-function lastCallBefore(items: readonly ViewItem[]): Pick<NewCompactionPass, "lastCallBefore"> {
-  const call = newestModelCall(items);
-  return call === undefined ? {} : { lastCallBefore: call };
+/** The newest stored message among the view's items: a raw item's seq, or a summary's last source. */
+function newestSeq(items: readonly ViewItem[]): Pick<NewCompactionPass, "newestSeq"> {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index] as ViewItem;
+    if (item.ref.kind === "message") return { newestSeq: item.ref.seq };
+    const ends = item.summary?.sourceRanges.map(([, last]) => last) ?? [];
+    if (ends.length > 0) return { newestSeq: Math.max(...ends) };
+  }
+  return {};
 }
 
 /**

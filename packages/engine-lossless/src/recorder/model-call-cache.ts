@@ -6,9 +6,15 @@
  * what a compaction did to the cache, measured by the provider rather than predicted by the view.
  * Pure; never throws.
  */
-import type { ModelCallCache } from "../store/store.js";
-
-export type { ModelCallCache };
+/** One model call's prompt, split by what the provider's cache did with it. */
+export interface ModelCallCache {
+  /** When the reply was made (the message's `createdAt`, epoch milliseconds). */
+  at: number;
+  /** Every prompt token: fresh, read from the cache and written to it. */
+  promptTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
 
 /** The prompt cache over a run of model calls. */
 export interface ProviderCacheFigures {
@@ -35,22 +41,6 @@ export function modelCallCache(message: unknown, at: number): ModelCallCache | u
   const promptTokens = input + cacheReadTokens + cacheWriteTokens;
   if (promptTokens === 0) return undefined;
   return { at, promptTokens, cacheReadTokens, cacheWriteTokens };
-}
-
-/** Items looked at from the newest back: the newest reply is a few items from the end. */
-const NEWEST_ITEMS_SEARCHED = 256;
-
-/** The newest model call among the newest items of a view (`ViewItem`s), when one reported usage. */
-export function newestModelCall(
-  items: ReadonlyArray<{ message: unknown; createdAt: number }>,
-): ModelCallCache | undefined {
-  const oldest = Math.max(0, items.length - NEWEST_ITEMS_SEARCHED);
-  for (let index = items.length - 1; index >= oldest; index--) {
-    const item = items[index];
-    const call = item === undefined ? undefined : modelCallCache(item.message, item.createdAt);
-    if (call !== undefined) return call;
-  }
-  return undefined;
 }
 
 /** The share of the prompt read from the cache, 0 to 1. */

@@ -52,22 +52,11 @@ export interface NewCompactionPass {
   viewVersionBefore: number;
   viewVersionAfter: number;
   /**
-   * The newest model call the session's view held when the pass started, as its reply reported
-   * the provider's prompt cache (see `recorder/model-call-cache.ts`); absent when no stored reply
-   * reported usage. The first call after the pass, read from the store, shows what the pass did
-   * to the cache.
+   * The seq of the newest stored message when the pass started (absent in records of older
+   * versions and for an empty view): where the replies around the pass are looked for, to show
+   * what it did to the provider's prompt cache (`inspect/provider-cache.ts`).
    */
-  lastCallBefore?: ModelCallCache;
-}
-
-/** One model call's prompt, split by what the provider's cache did with it. */
-export interface ModelCallCache {
-  /** When the reply was made (the message's `createdAt`, epoch milliseconds). */
-  at: number;
-  /** Every prompt token: fresh, read from the cache and written to it. */
-  promptTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
+  newestSeq?: number;
 }
 
 export interface StoredCompactionPass extends NewCompactionPass {
