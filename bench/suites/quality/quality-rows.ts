@@ -226,6 +226,24 @@ const FIGURE_ROWS: FigureRow[] = [
     figure: (metrics) => metrics.conversation.stability.cacheableStableShare,
   },
   {
+    key: "m8CacheServed",
+    label: "M8 prompt tokens a prefix cache serves",
+    format: "percent",
+    figure: (metrics) => metrics.conversation.promptCache.servedShare,
+  },
+  ...[32_000, 64_000, 128_000].map(
+    (budget): FigureRow => ({
+      key: `m8CacheServedLong${budgetLabel(budget)}`,
+      label: `M8 … in long transcripts (${budgetLabel(budget)})`,
+      format: "percent",
+      figure: (metrics) => {
+        const long = metrics.longTranscript;
+        if (isNotApplicable(long) || typeof long === "number") return long;
+        return long.promptCache[String(budget)]?.servedShare ?? notApplicable("budget not in preset");
+      },
+    }),
+  ),
+  {
     key: "m8PrefixKept",
     label: "M8 prefix tokens kept per compaction",
     format: "count",

@@ -16,6 +16,7 @@ import { scoreConfusables } from "../../suites/quality/metrics/confusables.js";
 import { findEvidence, summarizeEvidence } from "../../suites/quality/metrics/evidence-recall.js";
 import { needleInContext, needleRecall } from "../../suites/quality/metrics/needle-survival.js";
 import { commonPrefixLength, PrefixStabilityTracker } from "../../suites/quality/metrics/prefix-stability.js";
+import { PromptCacheTracker } from "../../suites/quality/metrics/prompt-cache.js";
 import { scoreRanking, summarizeRanking } from "../../suites/quality/metrics/recall-ranking.js";
 import { compareRoundTrip } from "../../suites/quality/metrics/round-trip.js";
 import { sequenceRatio } from "../../suites/quality/metrics/sequence-ratio.js";
@@ -319,6 +320,34 @@ describe("M8 prefix stability", () => {
       cacheableStableShare: 0.5,
       compactionEvents: 1,
       prefixTokensKeptMean: 0,
+    });
+  });
+
+  it("counts the prompt tokens a prefix cache serves: the longest prefix shared with a recent request", () => {
+    const [a, b, c] = [
+      userText("a".repeat(40), 1),
+      assistantText("b".repeat(80), 2),
+      userText("c".repeat(40), 3),
+    ];
+    const tokens = (messages: AgentMessage[], system = "sys") =>
+      messages.reduce((sum, message) => sum + counter.countMessage(message), counter.countText(system));
+    const tracker = new PromptCacheTracker(counter);
+    tracker.observe("sys", [a]);
+    tracker.observe("sys", [a, b, c]);
+    // Shares "sys, a, b" with the second request, more than with the first.
+    tracker.observe("sys", [a, b, userText("new", 4)]);
+    // Another system prompt: nothing is served.
+    tracker.observe("other", [a, b]);
+    const served = tokens([a]) + tokens([a, b]);
+    const total =
+      tokens([a]) + tokens([a, b, c]) + tokens([a, b, userText("new", 4)]) + tokens([a, b], "other");
+    expect(tracker.result()).toEqual({
+      requests: 4,
+      promptTokens: total,
+      servedTokens: served,
+      servedShare: served / total,
+      // The second request (mostly new) and the last; the first request is not counted.
+      mostlyMissed: 2,
     });
   });
 

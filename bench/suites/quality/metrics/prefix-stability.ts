@@ -47,7 +47,7 @@ export class PrefixStabilityTracker {
   private cacheableStable = 0;
   private previousCacheable: readonly AgentMessage[] | undefined;
   private readonly keptAfterCompaction: number[] = [];
-  private readonly keys = new WeakMap<object, string>();
+  private readonly key = messageKeyCache();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -89,14 +89,18 @@ export class PrefixStabilityTracker {
       prefixTokensKeptMean: mean(this.keptAfterCompaction),
     };
   }
+}
 
-  private key(message: AgentMessage): string {
+/** `canonicalJson` of a message, computed once per message object (requests repeat most messages). */
+export function messageKeyCache(): (message: AgentMessage) => string {
+  const keys = new WeakMap<object, string>();
+  return (message) => {
     if (typeof message !== "object" || message === null) return canonicalJson(message);
-    let key = this.keys.get(message);
+    let key = keys.get(message);
     if (key === undefined) {
       key = canonicalJson(message);
-      this.keys.set(message, key);
+      keys.set(message, key);
     }
     return key;
-  }
+  };
 }

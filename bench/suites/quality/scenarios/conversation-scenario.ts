@@ -37,6 +37,7 @@ import {
 } from "../metrics/evidence-recall.js";
 import { type Figure, isNotApplicable, notApplicable } from "../metrics/figure.js";
 import { type PrefixStabilityReport, PrefixStabilityTracker } from "../metrics/prefix-stability.js";
+import { type PromptCacheReport, PromptCacheTracker } from "../metrics/prompt-cache.js";
 import {
   type RankingScore,
   type RecallRankingReport,
@@ -63,6 +64,8 @@ export interface ConversationReport {
   recallBeforeCompaction: RecallRankingReport | Figure;
   recallAfterCompaction: RecallRankingReport | Figure;
   stability: PrefixStabilityReport;
+  /** Every request of the replay at the stability budget, against a cache of prompt prefixes. */
+  promptCache: PromptCacheReport;
   compaction: CompactionReport;
   /** Whole turns through the host during the unlimited replay (ingest + assemble + finalize). */
   turnLatency: LatencySummary;
@@ -119,6 +122,7 @@ export async function runConversationScenario(
 
   const checks: EvidenceCheck[] = [];
   let stability: PrefixStabilityReport | undefined;
+  let promptCache: PromptCacheReport | undefined;
   let compaction: CompactionReport | undefined;
   let recallAfterCompaction: RecallRankingReport | Figure = notApplicable("no budgeted run");
   let diskAfterCompaction: DiskUsage | undefined;
@@ -134,6 +138,7 @@ export async function runConversationScenario(
     });
     try {
       const tracker = new PrefixStabilityTracker(run.counter, session.requestOnly);
+      const cache = new PromptCacheTracker(run.counter);
       let compactionsSeen = 0;
       const enginePasses = new EnginePassCounter(session);
       const outcome = await session.replay(
@@ -145,6 +150,7 @@ export async function runConversationScenario(
             record,
             replayDemand(before, turns, { turn, step: record.step }, run.counter),
           );
+          cache.observe(record.systemPrompt, record.messages);
           if (record.step !== 0) return;
           const replayCompactions = session.compactions.filter((item) => item.phase === "replay").length;
           const compacted = replayCompactions > compactionsSeen || enginePasses.takeNew();
@@ -156,6 +162,7 @@ export async function runConversationScenario(
       replayFailures.push(...outcome.failures.map((failure) => `${name}: ${failure}`));
       if (budget === preset.stabilityBudget) {
         stability = tracker.result();
+        promptCache = cache.result();
         compaction = session.reportsStore
           ? summarizeEngineCompactions(await session.engineStats(), tokens)
           : summarizeCompactions(
@@ -177,7 +184,12 @@ export async function runConversationScenario(
     if (openAfterCompaction !== undefined && diskAfterCompaction === undefined)
       diskAfterCompaction = diskUsageOf(openAfterCompaction, await measureClosedStore(session));
   }
-  if (stability === undefined || compaction === undefined || diskAfterCompaction === undefined)
+  if (
+    stability === undefined ||
+    promptCache === undefined ||
+    compaction === undefined ||
+    diskAfterCompaction === undefined
+  )
     throw new Error(
       `preset ${preset.id}: the stability budget ${preset.stabilityBudget} is not among its budgets`,
     );
@@ -189,6 +201,7 @@ export async function runConversationScenario(
     recallBeforeCompaction,
     recallAfterCompaction,
     stability,
+    promptCache,
     compaction,
     turnLatency,
     diskAfterIngest,

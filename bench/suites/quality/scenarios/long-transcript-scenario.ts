@@ -18,6 +18,7 @@ import {
   summarizeEvidence,
 } from "../metrics/evidence-recall.js";
 import { type Figure, notApplicable } from "../metrics/figure.js";
+import { type PromptCacheReport, PromptCacheTracker } from "../metrics/prompt-cache.js";
 import type { QualityPreset } from "../presets.js";
 import { askQuestions } from "./conversation-scenario.js";
 import {
@@ -32,6 +33,8 @@ export interface LongTranscriptReport {
   turns: number;
   tokens: number;
   evidence: EvidenceRecallReport;
+  /** Every request of the replay at each budget (by budget), against a cache of prompt prefixes. */
+  promptCache: Record<string, PromptCacheReport>;
   replayFailures: string[];
 }
 
@@ -58,6 +61,7 @@ export async function runLongTranscriptScenario(
   const before = tokensBeforeTurns(turns, run.counter);
   const checks: EvidenceCheck[] = [];
   const replayFailures: string[] = [];
+  const promptCache: Record<string, PromptCacheReport> = {};
   for (const budget of preset.longTranscriptBudgets) {
     run.log(`long transcript: ${turns.length} turns, ${tokens} tokens, at ${budget} tokens`);
     const name = `long-${budget}`;
@@ -68,19 +72,22 @@ export async function runLongTranscriptScenario(
       summaryTokens: LONG_SUMMARY_TOKENS,
     });
     try {
-      const outcome = await session.replay(turns, (record, turn) =>
+      const cache = new PromptCacheTracker(run.counter);
+      const outcome = await session.replay(turns, (record, turn) => {
+        cache.observe(record.systemPrompt, record.messages);
         recordRequest(
           run,
           name,
           record,
           replayDemand(before, turns, { turn, step: record.step }, run.counter),
-        ),
-      );
+        );
+      });
+      promptCache[String(budget)] = cache.result();
       replayFailures.push(...outcome.failures.map((failure) => `${name}: ${failure}`));
       checks.push(...(await askQuestions(run, { session, conversation, provenance, label: name, tokens })));
     } finally {
       await session.close();
     }
   }
-  return { turns: turns.length, tokens, evidence: summarizeEvidence(checks), replayFailures };
+  return { turns: turns.length, tokens, evidence: summarizeEvidence(checks), promptCache, replayFailures };
 }
