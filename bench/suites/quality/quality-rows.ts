@@ -229,7 +229,7 @@ const FIGURE_ROWS: FigureRow[] = [
     key: "m8CacheServed",
     label: "M8 prompt tokens a prefix cache serves",
     format: "percent",
-    figure: (metrics) => metrics.conversation.promptCache.servedShare,
+    figure: (metrics) => metrics.conversation.promptCache.cacheReadShare,
   },
   ...[32_000, 64_000, 128_000].map(
     (budget): FigureRow => ({
@@ -239,7 +239,7 @@ const FIGURE_ROWS: FigureRow[] = [
       figure: (metrics) => {
         const long = metrics.longTranscript;
         if (isNotApplicable(long) || typeof long === "number") return long;
-        return long.promptCache[String(budget)]?.servedShare ?? notApplicable("budget not in preset");
+        return long.promptCache[String(budget)]?.cacheReadShare ?? notApplicable("budget not in preset");
       },
     }),
   ),

@@ -344,10 +344,10 @@ describe("M8 prefix stability", () => {
     expect(tracker.result()).toEqual({
       requests: 4,
       promptTokens: total,
-      servedTokens: served,
-      servedShare: served / total,
-      // The second request (mostly new) and the last; the first request is not counted.
-      mostlyMissed: 2,
+      cacheReadTokens: served,
+      cacheReadShare: served / total,
+      // The first request (nothing cached yet), the second (mostly new) and the last.
+      callsMostlyMissed: 3,
     });
   });
 

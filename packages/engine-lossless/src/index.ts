@@ -21,7 +21,7 @@ export {
   formatProviderCache,
   formatStatusLines,
 } from "./inspect/format-report.js";
-export { isEmptyEffect, type PassCacheEffect, readPassCacheEffect } from "./inspect/provider-cache.js";
+export { isEmptyCacheEffect, type PassCacheEffect, readPassCacheEffect } from "./inspect/provider-cache.js";
 export { type LosslessSessionReport, readSessionReport } from "./inspect/session-report.js";
 export { LOSSLESS_ENGINE_VERSION, LosslessEngine } from "./lossless-engine.js";
 export { DEFAULT_TUNING, type LosslessEngineOptions, type LosslessTuning } from "./options.js";

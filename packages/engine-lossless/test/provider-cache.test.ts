@@ -139,6 +139,51 @@ describe("the provider's prompt cache, from the replies' usage", () => {
     );
   });
 
+  it("passes over failed calls, whose replies report no usage, on both sides of the pass", async () => {
+    const { engine } = await engineAtNow();
+    const conversation = codingConversation(12, { toolOutputChars: 2_000 }).map((message) =>
+      withUsage(message, { input: 40, cacheRead: 900, cacheWrite: 60 }),
+    );
+    const last = (conversation.at(-1) as { timestamp: number }).timestamp;
+    const history = endingAt(
+      [
+        ...conversation,
+        userText("One more thing.", last + 1),
+        // The turn ended in an error: a reply without usage, stamped when its call started.
+        { ...assistantText("", last + 2), stopReason: "error" } as AgentMessage,
+      ],
+      NOW - 60_000,
+    );
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: history,
+      prePromptMessageCount: 0,
+    });
+    expect(await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true })).toMatchObject({
+      compacted: true,
+    });
+    const turn = [
+      userText("Try again.", NOW + 1_000),
+      { ...assistantText("", NOW + 1_001), stopReason: "error" } as AgentMessage,
+      withUsage(assistantText("Retried.", NOW + 3_000), { input: 100, cacheRead: 0, cacheWrite: 1_900 }),
+    ];
+    await engine.afterTurn({
+      sessionId: "s",
+      sessionFile: "memory:s",
+      messages: [...history, ...turn],
+      prePromptMessageCount: history.length,
+    });
+    const effect = (await engine.inspect("s")).lastCompactionCacheEffect;
+    expect(effect?.before).toMatchObject({ cacheReadTokens: 900, promptTokens: 1_000 });
+    expect(effect?.after).toEqual({
+      at: NOW + 3_000,
+      promptTokens: 2_000,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 1_900,
+    });
+  });
+
   it("leaves out calls more than ten minutes from the pass: the provider's cache had expired", async () => {
     const { engine } = await engineAtNow();
     const minutes = 60_000;

@@ -1,12 +1,13 @@
 /**
- * M8 in tokens: what a provider that caches prompt prefixes would serve from its cache. Every
- * request of the replay counts (each step of a tool loop is a billed call). A request is served
- * the longest prefix, in whole parts (the system prompt, then each message), that it shares with
- * one of the last `RECENT_REQUESTS` requests; the rest is read at full price. Providers cache for
- * minutes and only prefixes past a minimum size, so this is the best case: the part the engine's
- * context decides. The agent's test through a fake provider (`withPrefixCache`) measures the same
- * at the wire.
+ * M8 in tokens: what a provider's prompt cache would serve of what the engine sent, by the model
+ * of `PromptPrefixCache` (`@clew/agent/testing`, which the fake providers use at the wire too):
+ * a request is served the longest run of leading parts, whole parts only (its system prompt, then
+ * each message), that it shares with one of the `RECENT_REQUESTS` requests before it. Every
+ * request of the replay counts (each step of a tool loop is a billed call). Tool schemas are not
+ * part of the recorded requests, so they count on neither side. Providers cache only for minutes,
+ * from a minimum size, and some serve part of a message too: this models what the context decides.
  */
+import { PromptPrefixCache } from "@clew/agent/testing";
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import { share } from "./figure.js";
 import { messageKeyCache } from "./prefix-stability.js";
@@ -17,65 +18,46 @@ const RECENT_REQUESTS = 8;
 export interface PromptCacheReport {
   requests: number;
   promptTokens: number;
-  servedTokens: number;
-  /** `servedTokens / promptTokens`. */
-  servedShare: number;
-  /** Requests after the first served less than half of their prompt. */
-  mostlyMissed: number;
-}
-
-interface SentRequest {
-  keys: string[];
+  cacheReadTokens: number;
+  /** `cacheReadTokens / promptTokens`. */
+  cacheReadShare: number;
+  /** Requests that read less than half of their prompt from the cache (the first one included). */
+  callsMostlyMissed: number;
 }
 
 export class PromptCacheTracker {
-  private readonly recent: SentRequest[] = [];
-  private requests = 0;
-  private promptTokens = 0;
-  private servedTokens = 0;
-  private mostlyMissed = 0;
-
+  private readonly cache = new PromptPrefixCache(RECENT_REQUESTS);
   /** A message as the provider compares it: its serialized form. */
   private readonly key = messageKeyCache();
+  private requests = 0;
+  private promptTokens = 0;
+  private cacheReadTokens = 0;
+  private callsMostlyMissed = 0;
 
   constructor(private readonly counter: TokenCounter) {}
 
   /** One request, as sent: its system prompt and its messages. */
   observe(systemPrompt: string, messages: readonly AgentMessage[]): void {
-    const keys = [`system:${systemPrompt}`, ...messages.map(this.key)];
+    const units = [`system:${systemPrompt}`, ...messages.map(this.key)];
     const tokens = [
       this.counter.countText(systemPrompt),
       ...messages.map((message) => this.counter.countMessage(message)),
     ];
-    let shared = 0;
-    for (const earlier of this.recent) shared = Math.max(shared, sharedParts(earlier.keys, keys));
-    const total = sum(tokens);
-    const served = sum(tokens.slice(0, shared));
-    if (this.requests > 0 && served < total / 2) this.mostlyMissed += 1;
+    const total = tokens.reduce((sum, count) => sum + count, 0);
+    const read = this.cache.serve(units, tokens);
+    if (read < total / 2) this.callsMostlyMissed += 1;
     this.requests += 1;
     this.promptTokens += total;
-    this.servedTokens += served;
-    this.recent.push({ keys });
-    if (this.recent.length > RECENT_REQUESTS) this.recent.shift();
+    this.cacheReadTokens += read;
   }
 
   result(): PromptCacheReport {
     return {
       requests: this.requests,
       promptTokens: this.promptTokens,
-      servedTokens: this.servedTokens,
-      servedShare: share(this.servedTokens, this.promptTokens),
-      mostlyMissed: this.mostlyMissed,
+      cacheReadTokens: this.cacheReadTokens,
+      cacheReadShare: share(this.cacheReadTokens, this.promptTokens),
+      callsMostlyMissed: this.callsMostlyMissed,
     };
   }
-}
-
-function sharedParts(earlier: readonly string[], keys: readonly string[]): number {
-  let index = 0;
-  while (index < earlier.length && index < keys.length && earlier[index] === keys[index]) index += 1;
-  return index;
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((total, value) => total + value, 0);
 }

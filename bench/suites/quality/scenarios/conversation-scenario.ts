@@ -138,7 +138,7 @@ export async function runConversationScenario(
     });
     try {
       const tracker = new PrefixStabilityTracker(run.counter, session.requestOnly);
-      const cache = new PromptCacheTracker(run.counter);
+      const cache = budget === preset.stabilityBudget ? new PromptCacheTracker(run.counter) : undefined;
       let compactionsSeen = 0;
       const enginePasses = new EnginePassCounter(session);
       const outcome = await session.replay(
@@ -150,7 +150,7 @@ export async function runConversationScenario(
             record,
             replayDemand(before, turns, { turn, step: record.step }, run.counter),
           );
-          cache.observe(record.systemPrompt, record.messages);
+          cache?.observe(record.systemPrompt, record.messages);
           if (record.step !== 0) return;
           const replayCompactions = session.compactions.filter((item) => item.phase === "replay").length;
           const compacted = replayCompactions > compactionsSeen || enginePasses.takeNew();
@@ -162,7 +162,7 @@ export async function runConversationScenario(
       replayFailures.push(...outcome.failures.map((failure) => `${name}: ${failure}`));
       if (budget === preset.stabilityBudget) {
         stability = tracker.result();
-        promptCache = cache.result();
+        promptCache = cache?.result();
         compaction = session.reportsStore
           ? summarizeEngineCompactions(await session.engineStats(), tokens)
           : summarizeCompactions(

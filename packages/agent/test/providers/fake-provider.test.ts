@@ -1,5 +1,6 @@
 import {
   type FakeProvider,
+  PromptPrefixCache,
   promptUnitTokens,
   scriptedReplies,
   startFakeProvider,
@@ -56,6 +57,28 @@ describe("fake providers", () => {
     expect(cache.cacheReads).toEqual([0, through(sent[1], 3), through(sent[2], 2), through(sent[3], 1)]);
     expect(usages.map((usage) => usage.cacheRead)).toEqual(cache.cacheReads);
     expect(usages.map((usage) => usage.input + usage.cacheRead)).toEqual(sent.map(total));
+  });
+
+  it("models a prompt cache: whole leading units, the latest prompts only, rejected prompts never", () => {
+    const tokens = [10, 20, 30];
+    const cache = new PromptPrefixCache(1);
+    expect(cache.serve(["s", "a", "b"], tokens)).toBe(0);
+    expect(cache.serve(["s", "a", "c"], tokens)).toBe(30);
+    // Only the latest prompt is remembered: "s, a, b" was forgotten.
+    expect(cache.serve(["s", "a", "b"], tokens)).toBe(30);
+    expect(cache.serve(["x"], [5], false)).toBe(0);
+    expect(cache.serve(["x"], [5])).toBe(0);
+    const all = new PromptPrefixCache();
+    all.serve(["s", "a", "b"], tokens);
+    all.serve(["t"], [7]);
+    expect(all.serve(["s", "a", "b"], tokens)).toBe(60);
+
+    const rejecting = withPrefixCache(scriptedReplies([{ overflow: true }, { text: "ok" }]));
+    const body = { model: "m", messages: [{ role: "user", content: "hi" }] };
+    const request = (index: number) => ({ index, method: "POST", path: "/", headers: {}, body });
+    expect(rejecting.script(request(0)).usage).toMatchObject({ cacheRead: 0 });
+    // The overflowed prompt was not cached, so the retry reads nothing either.
+    expect(rejecting.script(request(1)).usage).toMatchObject({ cacheRead: 0 });
   });
 
   it("refuses an empty script", () => {

@@ -4,7 +4,7 @@ import {
   formatCacheEffect,
   formatPass,
   formatStatusLines,
-  isEmptyEffect,
+  isEmptyCacheEffect,
   LosslessRecordNotFoundError,
   LosslessSessionNotFoundError,
   type LosslessStore,
@@ -85,7 +85,7 @@ async function printHistory(
   if (options.json) {
     const withCache = passes.map((pass, index) => {
       const cacheEffect = caches[index];
-      return cacheEffect === undefined || isEmptyEffect(cacheEffect) ? pass : { ...pass, cacheEffect };
+      return cacheEffect === undefined || isEmptyCacheEffect(cacheEffect) ? pass : { ...pass, cacheEffect };
     });
     io.stdout(
       `${JSON.stringify({ path, bytesOnDisk, ...(report === undefined ? {} : { report }), passes: withCache }, null, 2)}\n`,
@@ -137,7 +137,7 @@ async function showRecord(
     ];
     return {
       text: `${lines.join("\n")}\n`,
-      json: isEmptyEffect(cacheEffect) ? pass : { ...pass, cacheEffect },
+      json: isEmptyCacheEffect(cacheEffect) ? pass : { ...pass, cacheEffect },
     };
   }
   const sessionId = id.startsWith("sum_") ? await store.findSummarySession(id) : undefined;

@@ -24,10 +24,16 @@ const HEADS_PAGE = 256;
 const HEADS_PAGES_AFTER = 8;
 /** Heads read before a pass for the call before it. */
 const HEADS_BEFORE = 64;
+/**
+ * Replies read on each side of a pass: a failed call (a rate limit, an abort) is stored as a
+ * reply without usage, and the call that counts is the next one with usage.
+ */
+const CANDIDATES = 4;
 
 /**
  * What a pass did to the provider's cache: the newest call made before it started and the first
- * call made after it ended, each within `PASS_CALL_WINDOW_MS`.
+ * call made after it ended, each within `PASS_CALL_WINDOW_MS` (calls whose reply reported no
+ * usage, such as failed ones, are passed over).
  */
 export interface PassCacheEffect {
   before?: ModelCallCache;
@@ -60,36 +66,39 @@ export async function readPassCacheEffect(
   if (newestSeq === undefined) return {};
   const ended = startedAt + Math.ceil(pass.durationMs);
   const earlier = await readHeads(store, sessionId, newestSeq - HEADS_BEFORE + 1, newestSeq);
-  let before = earlier.findLast((head) => isReply(head) && head.createdAt < startedAt);
-  let after: StoredMessageHead | undefined;
-  for (let page = 0; page < HEADS_PAGES_AFTER && after === undefined; page++) {
+  const before = earlier.filter((head) => isReply(head) && head.createdAt < startedAt);
+  const after: StoredMessageHead[] = [];
+  for (let page = 0; page < HEADS_PAGES_AFTER && after.length < CANDIDATES; page++) {
     const first = newestSeq + 1 + page * HEADS_PAGE;
     const heads = await readHeads(store, sessionId, first, first + HEADS_PAGE - 1);
     for (const head of heads) {
       if (!isReply(head)) continue;
-      if (head.createdAt < startedAt) before = head;
-      else if (head.createdAt >= ended) {
-        after = head;
-        break;
-      }
+      if (head.createdAt < startedAt) before.push(head);
+      else if (head.createdAt >= ended) after.push(head);
     }
     const last = heads.at(-1);
     if (last === undefined || last.createdAt > ended + PASS_CALL_WINDOW_MS) break;
   }
-  const near = [
-    before !== undefined && startedAt - before.createdAt <= PASS_CALL_WINDOW_MS ? before : undefined,
-    after !== undefined && after.createdAt - ended <= PASS_CALL_WINDOW_MS ? after : undefined,
-  ];
-  const chosen = near.filter((head): head is StoredMessageHead => head !== undefined);
-  const calls = await readCalls(store, sessionId, chosen);
-  const [beforeCall, afterCall] = near.map((head) => (head === undefined ? undefined : calls.get(head.seq)));
+  const beforeCandidates = before
+    .filter((head) => startedAt - head.createdAt <= PASS_CALL_WINDOW_MS)
+    .sort((left, right) => right.createdAt - left.createdAt || right.seq - left.seq)
+    .slice(0, CANDIDATES);
+  const afterCandidates = after
+    .filter((head) => head.createdAt - ended <= PASS_CALL_WINDOW_MS)
+    .sort((left, right) => left.createdAt - right.createdAt || left.seq - right.seq)
+    .slice(0, CANDIDATES);
+  const calls = await readCalls(store, sessionId, [...beforeCandidates, ...afterCandidates]);
+  const firstCall = (heads: readonly StoredMessageHead[]) =>
+    heads.map((head) => calls.get(head.seq)).find((call) => call !== undefined);
+  const beforeCall = firstCall(beforeCandidates);
+  const afterCall = firstCall(afterCandidates);
   return {
     ...(beforeCall === undefined ? {} : { before: beforeCall }),
     ...(afterCall === undefined ? {} : { after: afterCall }),
   };
 }
 
-export function isEmptyEffect(effect: PassCacheEffect): boolean {
+export function isEmptyCacheEffect(effect: PassCacheEffect): boolean {
   return effect.before === undefined && effect.after === undefined;
 }
 

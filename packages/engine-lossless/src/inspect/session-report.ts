@@ -13,7 +13,7 @@ import type {
   StoredCompactionPass,
 } from "../store/store.js";
 import {
-  isEmptyEffect,
+  isEmptyCacheEffect,
   type PassCacheEffect,
   readPassCacheEffect,
   readProviderCache,
@@ -70,7 +70,7 @@ export async function readSessionReport(
       store: { kind: store.kind, bytesOnDisk: await store.sizeOnDisk(), available: true },
       session: { ...session, deepestChain: session.summaryCount === 0 ? 0 : session.deepestSummaryDepth + 1 },
       ...(lastCompaction === undefined ? {} : { lastCompaction }),
-      ...(lastCompactionCacheEffect === undefined || isEmptyEffect(lastCompactionCacheEffect)
+      ...(lastCompactionCacheEffect === undefined || isEmptyCacheEffect(lastCompactionCacheEffect)
         ? {}
         : { lastCompactionCacheEffect }),
       ...(lastAssembly === undefined ? {} : { lastAssembly }),

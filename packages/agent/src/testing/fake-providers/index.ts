@@ -1,5 +1,5 @@
 export { scriptedReplies, startFakeProvider } from "./fake-provider.js";
-export { type PrefixCache, promptUnitTokens, withPrefixCache } from "./prefix-cache.js";
+export { type PrefixCache, PromptPrefixCache, promptUnitTokens, withPrefixCache } from "./prefix-cache.js";
 export type {
   FakeProtocol,
   FakeProvider,

@@ -1,13 +1,37 @@
 /**
- * A prompt cache for the fake providers: what a provider that caches every prompt prefix it has
- * been sent would report. Real providers cache a request's longest prefix shared with an earlier
- * request (OpenAI automatically, Anthropic up to its cache breakpoints), within a few minutes. This
- * one caches without a minimum size, breakpoints or expiry: the best case, so what a test measures
- * through it is what the context sent controls. A prompt is cut into units (the part before the
- * messages: system, tools, instructions; then each message) and a unit counts `ceil(chars / 4)`
- * tokens.
+ * A model of a provider's prompt cache, and the fake providers' use of it. Real providers cache a
+ * request's longest prefix shared with an earlier request (OpenAI automatically, Anthropic up to
+ * its cache breakpoints) for a few minutes, from a minimum size, and OpenAI also serves a partial
+ * prefix in blocks of 128 tokens. The model is simpler: a prompt is a list of units (what comes
+ * before the messages, then each message), a request is served the longest run of leading units
+ * it shares with a remembered earlier prompt, whole units only. What the context sent decides is
+ * exactly what it measures; where a provider caches less (expiry, minimum size) or more (partial
+ * units), it says nothing.
  */
 import type { FakeReply, FakeScript, RecordedRequest } from "./types.js";
+
+export class PromptPrefixCache {
+  private readonly prompts: string[][] = [];
+
+  /** `remembered`: how many of the latest prompts a request is compared with (all by default). */
+  constructor(private readonly remembered = Number.POSITIVE_INFINITY) {}
+
+  /**
+   * Tokens of the prompt served from the cache (`tokens[i]` counts `units[i]`); the prompt is then
+   * remembered, unless `remember` is false (a provider does not cache a prompt it rejected).
+   */
+  serve(units: readonly string[], tokens: readonly number[], remember = true): number {
+    let shared = 0;
+    for (const earlier of this.prompts) shared = Math.max(shared, sharedUnits(earlier, units));
+    if (remember) {
+      this.prompts.push([...units]);
+      if (this.prompts.length > this.remembered) this.prompts.shift();
+    }
+    let served = 0;
+    for (let index = 0; index < shared; index++) served += tokens[index] ?? 0;
+    return served;
+  }
+}
 
 export interface PrefixCache {
   /** `script` with each reply's `input` and `cacheRead` set from the request it answers. */
@@ -16,29 +40,33 @@ export interface PrefixCache {
   readonly cacheReads: readonly number[];
 }
 
-/** Wraps `script`: its replies keep their text, tool calls and output tokens. */
+/**
+ * Wraps `script` with a `PromptPrefixCache` that remembers every prompt it answered: its replies
+ * keep their text, tool calls and output tokens, and report `input` and `cacheRead` from the
+ * request (a unit counts `ceil(chars / 4)` tokens of its JSON). Rejected requests (an overflow, an
+ * error answer) read nothing and are not cached.
+ */
 export function withPrefixCache(script: FakeScript): PrefixCache {
-  const seen: string[][] = [];
+  const cache = new PromptPrefixCache();
   const cacheReads: number[] = [];
   return {
     cacheReads,
     script(request: RecordedRequest): FakeReply {
       const reply = script(request);
       const units = promptUnits(request.body);
-      const shared = Math.max(0, ...seen.map((earlier) => sharedPrefix(earlier, units)));
-      seen.push(units);
       const tokens = units.map(unitTokens);
-      const cacheRead = sum(tokens.slice(0, shared));
+      const rejected = reply.overflow === true || reply.status !== undefined || reply.error !== undefined;
+      const cacheRead = rejected ? 0 : cache.serve(units, tokens);
       cacheReads.push(cacheRead);
-      const input = sum(tokens) - cacheRead;
+      const input = tokens.reduce((total, count) => total + count, 0) - cacheRead;
       return { ...reply, usage: { output: reply.usage?.output ?? 5, input, cacheRead } };
     },
   };
 }
 
 /**
- * Tokens of a request body's prompt units as the cache counts them: the part before the messages
- * first, then one per message.
+ * Tokens of a request body's prompt units as the fake's cache counts them: the part before the
+ * messages first (system prompt, tools, parameters), then one per message.
  */
 export function promptUnitTokens(body: unknown): number[] {
   return promptUnits(body).map(unitTokens);
@@ -52,7 +80,7 @@ function promptUnits(body: unknown): string[] {
   return [JSON.stringify(head), ...list.map((message) => JSON.stringify(message))];
 }
 
-function sharedPrefix(earlier: readonly string[], units: readonly string[]): number {
+function sharedUnits(earlier: readonly string[], units: readonly string[]): number {
   let index = 0;
   while (index < earlier.length && index < units.length && earlier[index] === units[index]) index++;
   return index;
@@ -60,8 +88,4 @@ function sharedPrefix(earlier: readonly string[], units: readonly string[]): num
 
 function unitTokens(unit: string): number {
   return Math.ceil(unit.length / 4);
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((total, value) => total + value, 0);
 }
