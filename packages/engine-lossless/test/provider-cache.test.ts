@@ -224,6 +224,28 @@ describe("the provider's prompt cache, from the replies' usage", () => {
     expect(formatStatusLines(report, NOW).join("\n")).not.toContain("provider cache");
   });
 
+  it("sums the calls among the newest 200 messages only", async () => {
+    const { engine } = await engineAtNow();
+    // 150 exchanges: the oldest 50 replies missed the cache, the newest 100 read from it.
+    const messages = Array.from({ length: 150 }, (_, index) => [
+      userText(`question ${index}`, NOW - 1_000_000 + 2 * index),
+      withUsage(assistantText(`answer ${index}`, NOW - 1_000_000 + 2 * index + 1), {
+        input: index < 50 ? 1_000 : 100,
+        cacheRead: index < 50 ? 0 : 900,
+        cacheWrite: 0,
+      }),
+    ]).flat();
+    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+    const report = await engine.inspect("s");
+    expect(report.providerCache).toEqual({
+      calls: 100,
+      promptTokens: 100_000,
+      cacheReadTokens: 90_000,
+      cacheWriteTokens: 0,
+      callsMostlyMissed: 0,
+    });
+  });
+
   it("says nothing of the cache when no reply reported usage (a replay)", async () => {
     const { engine } = await engineAtNow();
     await engine.afterTurn({
