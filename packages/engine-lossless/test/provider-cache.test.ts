@@ -46,6 +46,29 @@ function endingAt(messages: AgentMessage[], lastAt: number): AgentMessage[] {
   );
 }
 
+/** Stores `turn` after `history` (both of session `s`), as a host's `afterTurn` does. */
+async function storeTurn(engine: LosslessEngine, history: AgentMessage[], turn: AgentMessage[]) {
+  await engine.afterTurn({
+    sessionId: "s",
+    sessionFile: "memory:s",
+    messages: [...history, ...turn],
+    prePromptMessageCount: history.length,
+  });
+}
+
+/**
+ * The order around a forced compaction: `history` stored, a pass that compacts it, then `turn`
+ * stored after the pass. Answers the pass's record, read before `turn` was stored.
+ */
+async function compactBetween(engine: LosslessEngine, history: AgentMessage[], turn: AgentMessage[]) {
+  await storeTurn(engine, [], history);
+  const compacted = await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
+  expect(compacted).toMatchObject({ ok: true, compacted: true });
+  const pass = (await engine.inspect("s")).lastCompaction;
+  await storeTurn(engine, history, turn);
+  return pass;
+}
+
 describe("the provider's prompt cache, from the replies' usage", () => {
   it("reads a reply's figures and ignores replies that sent nothing, other roles and odd counts", () => {
     const reply = withUsage(assistantText("ok", 5), { input: 100, cacheRead: 850, cacheWrite: 50 });
@@ -81,19 +104,8 @@ describe("the provider's prompt cache, from the replies' usage", () => {
       ),
       NOW - 120_000,
     );
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
     // The host compacts in the middle of a turn (an overflow): the turn's first call was made
     // before the pass and is stored after it, with the rest of the turn.
-    const compacted = await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
-    expect(compacted).toMatchObject({ ok: true, compacted: true });
-    const pass = (await engine.inspect("s")).lastCompaction;
-    expect(pass?.newestSeq).toBe(history.length);
-
     const turn = [
       userText("Go on.", NOW - 1_000),
       withUsage(assistantText("Called before the pass.", NOW - 900), {
@@ -117,12 +129,8 @@ describe("the provider's prompt cache, from the replies' usage", () => {
       userText("Again.", NOW + 2_000),
       withUsage(assistantText("Cached again.", NOW + 2_001), { input: 25, cacheRead: 1_970, cacheWrite: 5 }),
     ];
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: [...history, ...turn],
-      prePromptMessageCount: history.length,
-    });
+    const pass = await compactBetween(engine, history, turn);
+    expect(pass?.newestSeq).toBe(history.length);
     const report = await engine.inspect("s");
     expect(report.lastCompactionCacheEffect).toEqual({
       before: { at: NOW - 900, promptTokens: 1_000, cacheReadTokens: 970, cacheWriteTokens: 20 },
@@ -154,26 +162,12 @@ describe("the provider's prompt cache, from the replies' usage", () => {
       ],
       NOW - 60_000,
     );
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
-    expect(await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true })).toMatchObject({
-      compacted: true,
-    });
     const turn = [
       userText("Try again.", NOW + 1_000),
       { ...assistantText("", NOW + 1_001), stopReason: "error" } as AgentMessage,
       withUsage(assistantText("Retried.", NOW + 3_000), { input: 100, cacheRead: 0, cacheWrite: 1_900 }),
     ];
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: [...history, ...turn],
-      prePromptMessageCount: history.length,
-    });
+    await compactBetween(engine, history, turn);
     const effect = (await engine.inspect("s")).lastCompactionCacheEffect;
     expect(effect?.before).toMatchObject({ cacheReadTokens: 900, promptTokens: 1_000 });
     expect(effect?.after).toEqual({
@@ -193,15 +187,6 @@ describe("the provider's prompt cache, from the replies' usage", () => {
       ),
       NOW - 11 * minutes,
     );
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: history,
-      prePromptMessageCount: 0,
-    });
-    expect(await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true })).toMatchObject({
-      compacted: true,
-    });
     const turn = [
       userText("Back after lunch.", NOW + 11 * minutes),
       withUsage(assistantText("Everything was read afresh.", NOW + 11 * minutes + 1), {
@@ -210,12 +195,7 @@ describe("the provider's prompt cache, from the replies' usage", () => {
         cacheWrite: 0,
       }),
     ];
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: [...history, ...turn],
-      prePromptMessageCount: history.length,
-    });
+    await compactBetween(engine, history, turn);
     const report = await engine.inspect("s");
     expect(report.lastCompactionCacheEffect).toBeUndefined();
     expect(report.providerCache?.calls).toBe(
@@ -235,7 +215,7 @@ describe("the provider's prompt cache, from the replies' usage", () => {
         cacheWrite: 0,
       }),
     ]).flat();
-    await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+    await storeTurn(engine, [], messages);
     const report = await engine.inspect("s");
     expect(report.providerCache).toEqual({
       calls: 100,
@@ -248,12 +228,7 @@ describe("the provider's prompt cache, from the replies' usage", () => {
 
   it("says nothing of the cache when no reply reported usage (a replay)", async () => {
     const { engine } = await engineAtNow();
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: codingConversation(12, { toolOutputChars: 2_000 }),
-      prePromptMessageCount: 0,
-    });
+    await storeTurn(engine, [], codingConversation(12, { toolOutputChars: 2_000 }));
     await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
     const report = await engine.inspect("s");
     expect(report.lastCompaction?.newestSeq).toBeGreaterThan(0);
