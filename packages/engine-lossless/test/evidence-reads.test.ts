@@ -137,25 +137,44 @@ describe("evidence reads", () => {
     expect(neighboursRead.length).toBeLessThanOrEqual(hitsShown);
   });
 
-  it("with soft term hits, searches the full-text index only when they leave room", async () => {
+  it("with soft term hits, searches the full-text index, when they leave room, for the words they cannot match", async () => {
     await storeExchanges();
+    // A long output holding a code past what the soft term index reads of a message.
+    await store.appendMessages("s1", [
+      textRecord("s1", 81, `build log: ${"step passed ".repeat(500)}then ENOSPC on the kestrel disk`),
+    ]);
     const meaning = createSoftTermRecall(table, { logger: new MemoryLogger() });
-    const searches: number[][] = [];
-    const recall = (roomTokens: number) =>
+    const searched: string[][] = [];
+    const searching = new Proxy(store as LosslessStore, {
+      get(object, property, receiver) {
+        if (property === "searchMessages")
+          return (sessionId: string, terms: string[], ...rest: unknown[]) => {
+            searched.push([...terms]);
+            return (object.searchMessages as (...values: unknown[]) => unknown)(sessionId, terms, ...rest);
+          };
+        const value = Reflect.get(object, property, receiver);
+        return typeof value === "function" ? value.bind(object) : value;
+      },
+    });
+    const recall = (query: string, roomTokens: number) =>
       recallEvidence({
-        store: recordingReads(store, searches, "searchMessages"),
+        store: searching,
         sessionId: "s1",
-        query: "where was the kestrel?",
+        query,
         inContext: () => false,
         roomTokens,
         counter: charEstimateTokenCounter,
         meaning,
       });
     // A small room: the newest soft term hits fill it.
-    expect((await recall(160))?.seqs.length).toBeGreaterThan(0);
-    expect(searches).toHaveLength(0);
-    // Room for every hit and more: the full-text hits are searched to fill it.
-    expect((await recall(4_000))?.seqs).toEqual(expect.arrayContaining([4, 80]));
-    expect(searches).toHaveLength(1);
+    expect((await recall("where was the kestrel?", 160))?.seqs.length).toBeGreaterThan(0);
+    expect(searched).toEqual([]);
+    // Room for every hit and more, but the soft term index matches every word: nothing to add.
+    expect((await recall("where was the kestrel?", 4_000))?.seqs).toEqual(expect.arrayContaining([4, 80]));
+    expect(searched).toEqual([]);
+    // A code it never read and a path it splits: the full-text index is searched for those alone.
+    const evidence = await recall("the kestrel, ENOSPC and field/80.md", 4_000);
+    expect(searched).toEqual([["ENOSPC", "field/80.md"]]);
+    expect(evidence?.seqs).toEqual(expect.arrayContaining([80, 81]));
   });
 });

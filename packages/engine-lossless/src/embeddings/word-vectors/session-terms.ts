@@ -13,8 +13,8 @@ import type { AgentMessage } from "@clew/core";
 import { readingBody } from "../../recall/message-text.js";
 import { isStopword, POSSESSIVE } from "../../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
-import { dot } from "../semantic-recall.js";
 import { PagedSessionIndex } from "../session-indexes.js";
+import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
 /** Characters of a message that are indexed: a long tool output counts by its opening. */
@@ -54,8 +54,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private postings: number[][] = [];
   /** Per vocabulary word, its row among `vectors`, or -1 when the table does not know it. */
   private vectorRows: number[] = [];
-  private vectors = new Float32Array(0);
-  private vectorCount = 0;
+  private readonly vectors: VectorRows;
   /** Per row of `vectors`, its vocabulary word. */
   private vectorWords: number[] = [];
   private seqs: number[] = [];
@@ -69,6 +68,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    */
   private totals = new Float64Array(0);
   private termBest = new Float64Array(0);
+  /** Rows scored by the current search, and rows touched by its current query word. */
+  private scored = new Int32Array(0);
+  private touched = new Int32Array(0);
 
   constructor(
     store: LosslessStore,
@@ -77,46 +79,63 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     private readonly minSimilarity: number,
   ) {
     super(store, sessionId, table);
+    this.vectors = createVectorRows(table.dimensions);
   }
 
   /** The best `limit` messages for `query`'s words, leaving out the seqs `skip` names. */
   search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
     const count = this.seqs.length;
     if (count === 0 || limit <= 0) return [];
-    if (this.totals.length < count) {
-      this.totals = new Float64Array(Math.max(count, this.totals.length * 2));
-      this.termBest = new Float64Array(this.totals.length);
-    }
-    /** Rows with a score above zero, each once. */
-    const scored: number[] = [];
+    this.ensureScratch(count);
     const best: SearchHit<number>[] = [];
+    let scoredCount = 0;
     try {
-      this.scoreRows(query, count, scored);
-      for (const row of scored) {
-        const score = this.totals[row] as number;
-        const seq = this.seqs[row] as number;
+      scoredCount = this.scoreRows(query, count);
+      const { totals, scored, seqs } = this;
+      for (let index = 0; index < scoredCount; index++) {
+        const row = scored[index] as number;
+        const score = totals[row] as number;
+        const seq = seqs[row] as number;
         if (best.length >= limit && !ranksAbove(score, seq, best[best.length - 1] as SearchHit<number>))
           continue;
         if (skip === undefined || !skip(seq)) insertRanked(best, { key: seq, score }, limit);
       }
     } catch (error) {
       this.termBest.fill(0);
+      this.totals.fill(0);
       throw error;
     } finally {
-      for (const row of scored) this.totals[row] = 0;
+      for (let index = 0; index < scoredCount; index++) this.totals[this.scored[index] as number] = 0;
     }
     return best;
   }
 
-  /** Adds each row's score for `query` to `totals`, listing in `scored` the rows it gives one. */
-  private scoreRows(query: string, count: number, scored: number[]): void {
-    const { totals, termBest } = this;
-    const averageLength = this.totalLength / count;
-    const touched: number[] = [];
-    const rarityOf = (postings: readonly number[]) =>
-      Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
+  /**
+   * Per-row scratch for one search, grown with the session: allocating it per search (or letting
+   * row lists grow as arrays) cost as much as the scoring, mostly in garbage collection.
+   */
+  private ensureScratch(count: number): void {
+    if (this.totals.length >= count) return;
+    const size = Math.max(count, this.totals.length * 2);
+    this.totals = new Float64Array(size);
+    this.termBest = new Float64Array(size);
+    this.scored = new Int32Array(size);
+    this.touched = new Int32Array(size);
+  }
+
+  /**
+   * Adds each row's score for `query` to `totals`; lists the rows it gives one, each once, at the
+   * start of `scored`, and answers how many. BM25 is rearranged so a posting costs one multiply,
+   * one add and one division: `rarity·s·(k1+1) / (s + k1·(1−b) + k1·b·length/average)`.
+   */
+  private scoreRows(query: string, count: number): number {
+    const { totals, termBest, scored, touched, lengths } = this;
+    const lengthWeight = (K1 * B * count) / Math.max(1, this.totalLength);
+    const base = K1 * (1 - B);
+    let scoredCount = 0;
     for (const word of this.rarestFirst(queryWordsOf(query)).slice(0, MAX_QUERY_TERMS)) {
       const own = this.vocabulary.get(word);
+      let touchedCount = 0;
       for (const neighbour of this.neighboursOf(word)) {
         const postings = this.postings[neighbour.word] ?? [];
         const exact = neighbour.word === own;
@@ -126,26 +145,41 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         // Each word weighs by its own rarity: a rare stand-in can outrank a common exact word ("car"
         // in forty messages says less than the one "Volvo"). Capping stand-ins at the query
         // word's rarity was measured: M1 at 2k 78.3 → 75.4 %, the other budgets unchanged.
-        const rarity = rarityOf(postings);
+        const rarity = Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
+        const numerator = rarity * neighbour.similarity * (K1 + 1);
+        const constant = neighbour.similarity + base;
         // Postings are in message order: the newest come last.
         for (let at = Math.max(0, postings.length - MAX_POSTINGS); at < postings.length; at++) {
           const row = postings[at] as number;
-          const norm = 1 - B + (B * (this.lengths[row] as number)) / averageLength;
-          const score = (rarity * neighbour.similarity * (K1 + 1)) / (neighbour.similarity + K1 * norm);
+          const score = numerator / (constant + lengthWeight * (lengths[row] as number));
           const previous = termBest[row] as number;
-          if (previous === 0) touched.push(row);
+          if (previous === 0) touched[touchedCount++] = row;
           if (score > previous) termBest[row] = score;
         }
       }
-      for (const row of touched) {
+      for (let index = 0; index < touchedCount; index++) {
+        const row = touched[index] as number;
         const termScore = termBest[row] as number;
         termBest[row] = 0;
         if (!(termScore > 0)) continue;
-        if (totals[row] === 0) scored.push(row);
+        if (totals[row] === 0) scored[scoredCount++] = row;
         totals[row] = (totals[row] as number) + termScore;
       }
-      touched.length = 0;
     }
+    return scoredCount;
+  }
+
+  /**
+   * Whether `word` is one of this index's words: a single word (a function word counts, as it is
+   * never searched) that an indexed message holds within its indexed text. A code or path this
+   * index splits into words (`src/a.ts`) answers false, as does a word never seen.
+   */
+  matchesExactly(word: string): boolean {
+    const folded = word.toLowerCase();
+    const tokens = folded.match(WORD) ?? [];
+    if (tokens.length !== 1 || tokens[0] !== folded) return false;
+    const term = termOf(folded);
+    return term === undefined || (this.postings[this.vocabulary.get(term) ?? -1]?.length ?? 0) > 0;
   }
 
   /** `words` with the least frequent first, by their rank in the table (its files list the most frequent first). */
@@ -173,26 +207,30 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     const fromWord = list.scannedWords;
     const fromRow = list.scannedRows;
     list.scannedWords = this.vectorRows.length;
-    list.scannedRows = this.vectorCount;
+    list.scannedRows = this.vectors.count;
     const own = this.vocabulary.get(word);
     const before = list.neighbours.length;
     if (own !== undefined && own >= fromWord) list.neighbours.unshift({ word: own, similarity: 1 });
     const query = this.table.rows.get(word);
     if (query !== undefined) {
-      const queryVector = unitRow(this.table, query);
-      const dimensions = this.table.dimensions;
       const ownRow = own === undefined ? -1 : (this.vectorRows[own] as number);
+      const similarities = this.vectors.dots(unitRow(this.table, query), fromRow, list.scannedRows);
+      // A common word clears minSimilarity with hundreds of session words: the bar rises to the
+      // weakest kept neighbour whenever the list is cut back, so few more are ever pushed.
+      let bar = this.minSimilarity;
+      const { neighbours } = list;
+      if (neighbours.length >= MAX_NEIGHBOURS)
+        bar = Math.max(bar, (neighbours[neighbours.length - 1] as Neighbour).similarity);
       // Only the words the table knows have a row: the loop never meets the others.
-      for (let row = fromRow; row < list.scannedRows; row++) {
-        if (row === ownRow) continue;
-        const similarity = dot(queryVector, this.vectors, row * dimensions);
-        if (similarity >= this.minSimilarity)
-          list.neighbours.push({ word: this.vectorWords[row] as number, similarity });
+      for (let index = 0; index < similarities.length; index++) {
+        const similarity = similarities[index] as number;
+        if (similarity < bar || fromRow + index === ownRow) continue;
+        neighbours.push({ word: this.vectorWords[fromRow + index] as number, similarity });
+        if (neighbours.length >= 4 * MAX_NEIGHBOURS) bar = Math.max(bar, keepNearest(neighbours));
       }
     }
     if (list.neighbours.length === before) return;
-    list.neighbours.sort((left, right) => right.similarity - left.similarity);
-    list.neighbours.length = Math.min(list.neighbours.length, MAX_NEIGHBOURS);
+    keepNearest(list.neighbours);
   }
 
   protected addPage(page: readonly StoredMessage[]): void {
@@ -227,16 +265,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
       this.vectorRows.push(-1);
       return id;
     }
-    const dimensions = this.table.dimensions;
-    if ((this.vectorCount + 1) * dimensions > this.vectors.length) {
-      const grown = new Float32Array(Math.max(1_024, this.vectorCount * 2) * dimensions);
-      grown.set(this.vectors);
-      this.vectors = grown;
-    }
-    this.vectors.set(unitRow(this.table, tableRow), this.vectorCount * dimensions);
-    this.vectorRows.push(this.vectorCount);
+    this.vectorRows.push(this.vectors.count);
+    this.vectors.append(unitRow(this.table, tableRow));
     this.vectorWords.push(id);
-    this.vectorCount++;
     return id;
   }
 }
@@ -285,6 +316,16 @@ function unitRow(table: WordVectorTable, row: number): Float32Array {
   for (let dimension = 0; dimension < dimensions; dimension++)
     vector[dimension] = (vector[dimension] ?? 0) * inverse;
   return vector;
+}
+
+/**
+ * Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the
+ * `MAX_NEIGHBOURS` nearest; answers the weakest similarity kept.
+ */
+function keepNearest(neighbours: Neighbour[]): number {
+  neighbours.sort((left, right) => right.similarity - left.similarity);
+  neighbours.length = Math.min(neighbours.length, MAX_NEIGHBOURS);
+  return (neighbours[neighbours.length - 1] as Neighbour).similarity;
 }
 
 /** Whether a hit of `score` at `seq` ranks above `hit`: a higher score, or as high and newer. */

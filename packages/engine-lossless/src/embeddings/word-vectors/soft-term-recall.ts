@@ -50,6 +50,16 @@ export function createSoftTermRecall(
         return [];
       }
     },
+    async unseenWords(store, sessionId, words) {
+      try {
+        const index = await indexes.indexOf(store, sessionId);
+        await indexes.catchUpInline(index, sessionId);
+        return words.filter((word) => !index.matchesExactly(word));
+      } catch (error) {
+        indexes.report(sessionId, error);
+        return [...words];
+      }
+    },
     warm: (store, sessionId) => indexes.warm(store, sessionId),
     clear: () => indexes.clear(),
   };
