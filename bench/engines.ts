@@ -16,7 +16,7 @@ import {
   type TokenCounter,
   withTokenCache,
 } from "@clew/core";
-import { BUILTIN_WORD_VECTORS, isRecalledContext } from "@clew/engine-lossless";
+import { isRecalledContext } from "@clew/engine-lossless";
 import { BM25_ENGINE_ID, Bm25Engine } from "./baselines/bm25-engine.js";
 import { RECENCY_ENGINE_ID, RecencyEngine } from "./baselines/recency-engine.js";
 import type { BenchEngineStatsHook } from "./engine-stats.js";
@@ -96,28 +96,32 @@ function baselineSetup(id: string, factory: () => RecencyEngine | Bm25Engine): B
   return { registry, config: { plugins: { slots: { contextEngine: id } } } };
 }
 
-const lossless: BenchEngine = {
-  id: LOSSLESS_ENGINE_ID,
-  description: "lossless (#8): SQLite store, summary DAG with anchors, exact-budget assembly, recall tools",
-  setup: (options = {}) => losslessBenchSetup(LOSSLESS_ENGINE_ID, losslessSetup(options)),
-};
-
-/** The variable naming a word-vector file for `lossless-vectors` instead of the shipped table. */
+/** The variable naming a word-vector file for `lossless` instead of the shipped table. */
 export const WORD_VECTORS_VARIABLE = "CLEW_WORD_VECTORS";
 
-const LOSSLESS_VECTORS_ID = "lossless-vectors";
-
-const losslessVectors: BenchEngine = {
-  id: LOSSLESS_VECTORS_ID,
-  engineInfoId: LOSSLESS_ENGINE_ID,
-  description: `lossless with search by meaning over the shipped word vectors (or the file named by ${WORD_VECTORS_VARIABLE})`,
+const lossless: BenchEngine = {
+  id: LOSSLESS_ENGINE_ID,
+  description: `lossless (#8) as it ships: SQLite store, summary DAG with anchors, exact-budget assembly, recall tools, search by meaning over the shipped word vectors (or the file named by ${WORD_VECTORS_VARIABLE})`,
   setup: (options = {}) => {
-    const wordVectors = process.env[WORD_VECTORS_VARIABLE] || BUILTIN_WORD_VECTORS;
+    const wordVectors = process.env[WORD_VECTORS_VARIABLE] || undefined;
     return losslessBenchSetup(
-      LOSSLESS_VECTORS_ID,
-      losslessSetup({ ...options, wordVectors, engineId: LOSSLESS_VECTORS_ID }),
+      LOSSLESS_ENGINE_ID,
+      losslessSetup({ ...options, ...(wordVectors === undefined ? {} : { wordVectors }) }),
     );
   },
+};
+
+const LOSSLESS_WORDS_ID = "lossless-words";
+
+const losslessWords: BenchEngine = {
+  id: LOSSLESS_WORDS_ID,
+  engineInfoId: LOSSLESS_ENGINE_ID,
+  description: "lossless with words alone (`wordVectors: false`): no search by meaning",
+  setup: (options = {}) =>
+    losslessBenchSetup(
+      LOSSLESS_WORDS_ID,
+      losslessSetup({ ...options, wordVectors: false, engineId: LOSSLESS_WORDS_ID }),
+    ),
 };
 
 function losslessBenchSetup(
@@ -138,7 +142,7 @@ export const BENCH_ENGINES: Readonly<Record<string, BenchEngine>> = {
   recency,
   bm25,
   lossless,
-  "lossless-vectors": losslessVectors,
+  "lossless-words": losslessWords,
 };
 
 /** Throws `InvalidOptionError` naming the known engines when `id` is not one of them. */

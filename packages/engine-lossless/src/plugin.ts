@@ -34,11 +34,12 @@ export default function register(api: PluginApi): void {
 }
 
 /**
- * `plugins.entries.lossless.config.wordVectors` (validated by the manifest): `"builtin"` as is, a
- * path resolved with `~/` expanded.
+ * `plugins.entries.lossless.config.wordVectors` (validated by the manifest): `"builtin"` and
+ * `false` as they are, a path resolved with `~/` expanded; absent for the engine's default.
  */
-function wordVectorsOf(config: unknown): string | undefined {
+function wordVectorsOf(config: unknown): string | false | undefined {
   const path = (config as { wordVectors?: unknown } | undefined)?.wordVectors;
+  if (path === false) return false;
   if (typeof path !== "string") return undefined;
   // "builtin" (or a misspelling of it, which the engine's option check then names) is no path.
   if (path.trim().toLowerCase() === BUILTIN_WORD_VECTORS) return path;

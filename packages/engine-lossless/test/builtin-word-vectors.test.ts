@@ -100,8 +100,9 @@ describe('wordVectors: "builtin"', () => {
     await expect(readShippedTable(other)).rejects.toThrow("does not start with CLEWVEC1");
   });
 
-  it("recall_search finds, by meaning, a message that shares no word with the query", async () => {
-    const engine = await engines.engine({ wordVectors: BUILTIN_WORD_VECTORS });
+  it("recall_search finds, by meaning, a message that shares no word with the query (the default)", async () => {
+    // No wordVectors option: the engine as it ships.
+    const engine = await engines.engine();
     await stored(engine, "s", conversationWith(FACTS));
     const { search } = recallToolsOf(engine, "s");
     const hits = (await search.execute("1", { query: "which musical instrument came up" })).details
@@ -113,7 +114,7 @@ describe('wordVectors: "builtin"', () => {
   it("query-aware assembly recalls the early message by meaning; words alone do not", async () => {
     const messages = conversationWith(FACTS);
     const prompt = "Which instrument is she learning?";
-    const assembleWith = async (options: { wordVectors?: string }) => {
+    const assembleWith = async (options: { wordVectors?: string | false }) => {
       const engine = await engines.engine(options);
       await stored(engine, "s", messages);
       await engine.compact({ sessionId: "s", tokenBudget: 3_000, force: true });
@@ -121,8 +122,9 @@ describe('wordVectors: "builtin"', () => {
       return JSON.stringify(result.messages.find(isRecalledContext) ?? null);
     };
     expect(await assembleWith({ wordVectors: BUILTIN_WORD_VECTORS })).toContain(FACTS[0]);
+    expect(await assembleWith({})).toContain(FACTS[0]);
     // Words alone find nothing for this prompt: no evidence block at all.
-    const wordsAlone = await assembleWith({});
+    const wordsAlone = await assembleWith({ wordVectors: false });
     expect(wordsAlone).not.toContain("violin");
     expect(wordsAlone).toBe("null");
   });

@@ -185,9 +185,10 @@ describe("excerpts by distinct query words", () => {
     expect(charEstimateTokenCounter.countMessage(block as AgentMessage)).toBeLessThanOrEqual(roomTokens);
     // The body read back is the tool result's head line, then its output.
     const body = `(result of read call_1)\n${output}`;
+    // The excerpt's section runs to the next message's header, or to the end of the block.
     const excerpt = (block as { content: string }).content.match(
       new RegExp(
-        `\\(excerpt: characters (\\d+)–(\\d+) of ${body.length}; recall_read m3 reads it all\\)\\n(.*)$`,
+        `\\(excerpt: characters (\\d+)–(\\d+) of ${body.length}; recall_read m3 reads it all\\)\\n(.*?)(?:\\n\\n\\[m\\d+ |$)`,
         "su",
       ),
     );

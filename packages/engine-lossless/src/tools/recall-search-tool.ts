@@ -57,7 +57,12 @@ export function createRecallSearchTool(
       const hits: SessionRecallHit[] = own.map((hit) => ({ ...hit, session: "current" }));
       if (parent !== undefined && !(parent instanceof ParentRecallError))
         hits.push(...(await searchParent(parent, params.query, limit)));
-      hits.sort((left, right) => right.score - left.score);
+      // Ranks are fused per conversation, so a parent's exact match and a loose match by meaning
+      // here can tie: the word match goes first.
+      hits.sort(
+        (left, right) =>
+          right.score - left.score || Number(byMeaningOnly(left)) - Number(byMeaningOnly(right)),
+      );
       const top = hits.slice(0, limit);
       const refusal = parent instanceof ParentRecallError ? parent.message : undefined;
       const text = formatHits(params.query, top, parent instanceof ParentRecallError ? undefined : parent);
@@ -67,6 +72,10 @@ export function createRecallSearchTool(
       };
     },
   };
+}
+
+function byMeaningOnly(hit: RecallHit): boolean {
+  return hit.matchedBy.every((match) => match === "meaning");
 }
 
 async function searchParent(

@@ -11,7 +11,7 @@
  */
 import type { AgentMessage } from "@clew/core";
 import { readingBody } from "../../recall/message-text.js";
-import { isStopword, POSSESSIVE } from "../../recall/query-words.js";
+import { isStopword, POSSESSIVE, queryWords } from "../../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
@@ -175,10 +175,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * index splits into words (`src/a.ts`) answers false, as does a word never seen.
    */
   matchesExactly(word: string): boolean {
-    const folded = word.toLowerCase();
-    const tokens = folded.match(WORD) ?? [];
-    if (tokens.length !== 1 || tokens[0] !== folded) return false;
-    const term = termOf(folded);
+    const plain = plainWord(word);
+    if (plain === undefined) return false;
+    const term = termOf(plain);
     return term === undefined || (this.postings[this.vocabulary.get(term) ?? -1]?.length ?? 0) > 0;
   }
 
@@ -272,14 +271,26 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   }
 }
 
-/** A query's distinct terms (see `termOf`), in order. */
+/**
+ * A query's distinct terms (see `termOf`), in order: its plain words only. A code or path
+ * (`src/a.ts`, `ERR_42`) would be split here into fragments matched loosely by meaning ("log" for
+ * `logs/huge.log`); it is left to the full-text index, which matches it as written.
+ */
 function queryWordsOf(query: string): string[] {
   const terms = new Set<string>();
-  for (const match of query.toLowerCase().matchAll(WORD)) {
-    const term = termOf(match[0]);
+  for (const word of queryWords(query, Number.MAX_SAFE_INTEGER)) {
+    const plain = plainWord(word);
+    const term = plain === undefined ? undefined : termOf(plain);
     if (term !== undefined) terms.add(term);
   }
   return [...terms];
+}
+
+/** `word` lower-cased when it is one word as this index reads text, else undefined (a code, a path). */
+function plainWord(word: string): string | undefined {
+  const folded = word.toLowerCase();
+  const tokens = folded.match(WORD);
+  return tokens?.length === 1 && tokens[0] === folded ? folded : undefined;
 }
 
 /**

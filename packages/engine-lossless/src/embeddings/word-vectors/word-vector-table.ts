@@ -52,10 +52,23 @@ export const BUILTIN_WORD_VECTORS_PATH = fileURLToPath(
 /** Words in the shipped table. */
 export const BUILTIN_MAX_WORDS = 30_000;
 
-/** The table `wordVectors` names: the shipped one for `"builtin"`, else the file at that path. */
+/** The shipped table once read: it is immutable, and every engine of the process uses it by default. */
+let shippedTable: Promise<WordVectorTable> | undefined;
+
+/**
+ * The table `wordVectors` names: the shipped one for `"builtin"` (read once per process; a failed
+ * read is tried again by the next call), else the file at that path.
+ */
 export async function loadWordVectors(wordVectors: string): Promise<WordVectorTable> {
   if (wordVectors !== BUILTIN_WORD_VECTORS) return loadWordVectorTable(wordVectors, DEFAULT_MAX_WORDS);
-  return readShippedTable(BUILTIN_WORD_VECTORS_PATH);
+  if (shippedTable === undefined) {
+    const reading = readShippedTable(BUILTIN_WORD_VECTORS_PATH);
+    shippedTable = reading;
+    reading.catch(() => {
+      if (shippedTable === reading) shippedTable = undefined;
+    });
+  }
+  return shippedTable;
 }
 
 /** The shipped table at `path`; throws `WordVectorFileError` saying what is wrong with the file. */
