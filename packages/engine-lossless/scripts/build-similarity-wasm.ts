@@ -19,7 +19,8 @@ export async function compileSimilarityScan(): Promise<string> {
   const parsed = tools.parseWat(SOURCE, await readFile(SOURCE, "utf8"), { simd: true });
   try {
     parsed.validate();
-    return Buffer.from(parsed.toBinary({}).buffer).toString("base64");
+    const { buffer: bytes } = parsed.toBinary({});
+    return Buffer.from(bytes).toString("base64");
   } finally {
     parsed.destroy();
   }

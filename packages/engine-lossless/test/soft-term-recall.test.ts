@@ -118,6 +118,74 @@ describe("soft term matching over word vectors", () => {
     expect(osprey.map((hit) => hit.key)).toEqual([301]);
   });
 
+  it("leaves to the full-text index the words its search does not cover fully", async () => {
+    const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
+    const longOutput = `build log ${"step passed ".repeat(500)} then ENOSPC`;
+    const { store } = await storeWith([...notes, "I bought a used Volvo.", longOutput, "Uber rides"]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const uncovered = (query: string, words: string[]) =>
+      recall.uncoveredWords?.(store, "s", query, words) ?? Promise.resolve(["(none)"]);
+    // Covered: a word with a vector, searched, in fewer messages than are scored; and a function word.
+    expect(await uncovered("the volvo", ["the", "Volvo"])).toEqual([]);
+    expect(
+      await uncovered("kestrel, volvo, ENOSPC, src/a.ts, uber, osprey", [
+        "kestrel",
+        "Volvo",
+        "ENOSPC",
+        "src/a.ts",
+        "uber",
+        "osprey",
+      ]),
+    ).toEqual([
+      // in 300 messages, of which the newest 256 are scored
+      "kestrel",
+      // only past the first 4,000 characters of the one message holding it
+      "ENOSPC",
+      // a path, which this index would split into words
+      "src/a.ts",
+      // no vector: its other forms are found by the full-text index's stemming alone
+      "uber",
+      // in no message
+      "osprey",
+    ]);
+    // Past the twelve rarest words of the query, a word is not searched: the full-text index is.
+    const rare = Array.from({ length: 12 }, (_, index) => `zq${index}x`).join(" ");
+    expect(await uncovered(`${rare} volvo`, ["volvo"])).toEqual(["volvo"]);
+  });
+
+  it("leaves every word to the full-text index while it is far behind the store", async () => {
+    const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
+    const { store } = await storeWith([...filler, "I bought a used Volvo."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    expect(await recall.uncoveredWords?.(store, "s", "volvo", ["volvo"])).toEqual(["volvo"]);
+    await recall.warm(store, "s");
+    expect(await recall.uncoveredWords?.(store, "s", "volvo", ["volvo"])).toEqual([]);
+  });
+
+  it("finds the same neighbours and hits with the JavaScript scan as with WebAssembly", async () => {
+    const texts = [
+      "I bought a used Volvo yesterday.",
+      "The car is parked outside.",
+      "I am halfway through Piranesi.",
+      "Dinner was tagine again.",
+      "Cello lessons on Thursday.",
+    ];
+    const { store } = await storeWith(texts);
+    const table = await tinyTable();
+    const search = (vectorScan: "wasm" | "js") =>
+      createSoftTermRecall(table, { logger: silent, vectorScan }).nearestMessages(
+        store,
+        "s",
+        "which novel, which car, what dinner, what concert",
+        { limit: 10 },
+      );
+    const byWasm = await search("wasm");
+    expect(byWasm.length).toBeGreaterThanOrEqual(4);
+    const byJs = await search("js");
+    expect(byJs.map((hit) => hit.key)).toEqual(byWasm.map((hit) => hit.key));
+    for (const [index, hit] of byJs.entries()) expect(hit.score).toBeCloseTo(byWasm[index]?.score ?? 0, 5);
+  });
+
   it("stops indexing in the background once its indexes are cleared", async () => {
     const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
     const session = await storeWith([...filler, "The car is parked outside."]);

@@ -77,6 +77,24 @@ beforeEach(async () => {
 afterEach(() => engines.cleanup());
 
 describe("fork subagents", () => {
+  it("rank the parent's word match above a match by meaning alone here, at the same fused rank", async () => {
+    await engine.prepareSubagentSpawn(spawn());
+    const { search } = childTools();
+    // The child's own message says "password", which stands in for "secret" by meaning; the
+    // parent's message holds the word itself. Each leads its own conversation's list.
+    const found = await search.execute("1", { query: "secret" });
+    const hits = found.details.hits as Array<{
+      id: string;
+      session: string;
+      matchedBy: string[];
+      score: number;
+    }>;
+    const own = hits.find((hit) => hit.session === "current");
+    expect(own).toMatchObject({ id: "m1", matchedBy: ["meaning"] });
+    expect(hits[0]).toMatchObject({ id: "parent:m1", session: "parent" });
+    expect(hits[0]?.score).toBe(own?.score);
+  });
+
   it("search and read the parent's history, labelled as the parent's, byte-exact", async () => {
     await engine.prepareSubagentSpawn(spawn());
     const { search, read } = childTools();

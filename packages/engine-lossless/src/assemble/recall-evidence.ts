@@ -181,10 +181,11 @@ async function exchangeUnits(
 
 /**
  * Soft term hits, which rank the words themselves, each on its own; then, when they leave room,
- * the full-text hits for the query words the soft term index cannot match (codes, paths, words
- * only long outputs hold past what it indexes); then the chosen hits' partners. A full-text search
- * of every word added nothing on the bench's conversations, transcripts or needles (every M1, M4
- * and M8 figure unchanged) and cost 1.5 ms of a prompted assembly's p95 at 50,000 messages.
+ * the full-text hits for the query words the soft term search does not cover fully (codes, paths,
+ * words it left out or holds no vector for, older matches of common words, anything while its
+ * index catches up); then the chosen hits' partners. A full-text search of every word added
+ * nothing on the bench's conversations, transcripts or needles (every M1, M4 and M8 figure
+ * unchanged) and cost 1.5 ms of a prompted assembly's p95 at 50,000 messages.
  */
 async function softTermUnits(
   meaning: SemanticRecall,
@@ -205,13 +206,13 @@ async function softTermUnits(
     roomTokens: heads.roomTokens,
   };
   let chosen = chooseHits(choice);
-  const unseen = chosen.room.takesMore()
-    ? ((await meaning.unseenWords?.(request.store, request.sessionId, words)) ?? words)
+  const uncovered = chosen.room.takesMore()
+    ? ((await meaning.uncoveredWords?.(request.store, request.sessionId, request.query, words)) ?? words)
     : [];
-  if (unseen.length > 0) {
+  if (uncovered.length > 0) {
     const found = new Set(meaningHits.map((hit) => hit.key));
     // The full-text hits the soft term hits lack, in their order: the choice goes by order alone.
-    const wordHits = (await searchWords(unseen)).filter((hit) => !found.has(hit.key)).slice(0, CANDIDATES);
+    const wordHits = (await searchWords(uncovered)).filter((hit) => !found.has(hit.key)).slice(0, CANDIDATES);
     await heads.read(wordHits.map((hit) => hit.key));
     chosen = chooseHits({ ...choice, hits: wordHits }, chosen);
   }

@@ -37,12 +37,17 @@ export interface SemanticRecall {
     options: { limit: number; minScore?: number; skip?: (seq: number) => boolean },
   ): Promise<SearchHit<number>[]>;
   /**
-   * Of `words` (the full-text search's, see `queryWords`), those this index cannot match exactly:
-   * words no indexed message holds, and codes or paths it splits into several words. Only these
-   * are left for a full-text search after its hits. Absent when the index holds no words (an
-   * embedder's). Never throws; on a failure, every word.
+   * Of `words` (the full-text search's, see `queryWords`), those a search for `query` does not
+   * cover fully, which a full-text search has to: see `SessionTerms.uncoveredWords`; every word
+   * while the index is still catching up. Absent when the index holds no words (an embedder's).
+   * Never throws; on a failure, every word.
    */
-  unseenWords?(store: LosslessStore, sessionId: string, words: readonly string[]): Promise<string[]>;
+  uncoveredWords?(
+    store: LosslessStore,
+    sessionId: string,
+    query: string,
+    words: readonly string[],
+  ): Promise<string[]>;
   /** Brings the session's index up to date with the store. Never throws. */
   warm(store: LosslessStore, sessionId: string): Promise<void>;
   /** Forgets every session's index. */

@@ -148,14 +148,19 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
   /**
    * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
    * catching up in the background (failures logged) and answers at once: a search then uses what
-   * the index holds, and no turn pays for pages of a long session's oldest messages. Rejects when
-   * the store fails.
+   * the index holds, and no turn pays for pages of a long session's oldest messages. Answers
+   * whether the index holds every stored message. Rejects when the store fails.
    */
-  async catchUpInline(index: Index, sessionId: string): Promise<void> {
+  async catchUpInline(index: Index, sessionId: string): Promise<boolean> {
     const report = (error: unknown) => this.report(sessionId, error);
-    if (await index.isFarBehind(INLINE_PAGES)) index.catchUpInBackground(report);
+    if (await index.isFarBehind(INLINE_PAGES)) {
+      index.catchUpInBackground(report);
+      return false;
+    }
     // One page more than the probe allowed for: messages stored meanwhile.
-    else if (!(await index.catchUp(INLINE_PAGES + 1))) index.catchUpInBackground(report);
+    if (await index.catchUp(INLINE_PAGES + 1)) return true;
+    index.catchUpInBackground(report);
+    return false;
   }
 
   /** Brings the session's index up to date, in background steps (see `BACKGROUND_PAGE`). Never throws. */

@@ -75,7 +75,7 @@ export function createRecallSearchTool(
 }
 
 function byMeaningOnly(hit: RecallHit): boolean {
-  return hit.matchedBy.every((match) => match === "meaning");
+  return hit.matchedBy.length > 0 && hit.matchedBy.every((match) => match === "meaning");
 }
 
 async function searchParent(

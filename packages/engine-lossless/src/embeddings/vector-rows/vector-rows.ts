@@ -31,7 +31,14 @@ export interface VectorRows {
  */
 export function createVectorRows(dimensions: number, prefer: "wasm" | "js" = "wasm"): VectorRows {
   const module = prefer === "wasm" ? scanModule() : undefined;
-  return module === undefined ? new JsVectorRows(dimensions) : new WasmVectorRows(dimensions, module);
+  if (module !== undefined) {
+    try {
+      return new WasmVectorRows(dimensions, module);
+    } catch {
+      // An instance's memory could not be had (an address-space limit): JavaScript answers alike.
+    }
+  }
+  return new JsVectorRows(dimensions);
 }
 
 /** `similarity-scan.wat`, compiled by `scripts/build-similarity-wasm.ts`. */
@@ -98,7 +105,10 @@ class WasmVectorRows implements VectorRows {
 
   append(vector: Float32Array): void {
     if (this.count === this.capacity) this.reserve(this.capacity * 2);
-    this.floats.set(vector.subarray(0, this.dimensions), (this.rowsAt >> 2) + this.count * this.stride);
+    const at = (this.rowsAt >> 2) + this.count * this.stride;
+    this.floats.set(vector.subarray(0, this.dimensions), at);
+    // A grown memory puts new rows where outputs were: their padding lanes must be zero again.
+    this.floats.fill(0, at + this.dimensions, at + this.stride);
     this.count++;
   }
 
@@ -106,7 +116,7 @@ class WasmVectorRows implements VectorRows {
     const start = Math.max(0, from);
     const end = Math.min(to, this.count);
     if (end <= start) return new Float32Array(0);
-    // The padding lanes stay zero: only `dimensions` floats are ever written.
+    // The query's padding lanes are zeroed, as every row's are (see `append`).
     this.floats.fill(0, 0, this.stride);
     this.floats.set(query.subarray(0, this.dimensions), 0);
     const outAt = this.outAt();

@@ -24,6 +24,8 @@ export interface SoftTermRecallOptions {
    * vectors, car ≈ volvo and language ≈ korean clear it, car ≈ noise does not.
    */
   minSimilarity?: number;
+  /** Which scan finds a word's neighbours (see `createVectorRows`): WebAssembly where it runs. */
+  vectorScan?: "wasm" | "js";
 }
 
 const DEFAULT_MIN_SIMILARITY = 0.4;
@@ -35,7 +37,8 @@ export function createSoftTermRecall(
   const minSimilarity = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
   const indexes = new SessionIndexes(
     table,
-    (store, sessionId, loaded) => new SessionTerms(store, sessionId, loaded, minSimilarity),
+    (store, sessionId, loaded) =>
+      new SessionTerms(store, sessionId, loaded, minSimilarity, options.vectorScan ?? "wasm"),
     options,
   );
   return {
@@ -50,11 +53,11 @@ export function createSoftTermRecall(
         return [];
       }
     },
-    async unseenWords(store, sessionId, words) {
+    async uncoveredWords(store, sessionId, query, words) {
       try {
         const index = await indexes.indexOf(store, sessionId);
-        await indexes.catchUpInline(index, sessionId);
-        return words.filter((word) => !index.matchesExactly(word));
+        if (!(await indexes.catchUpInline(index, sessionId))) return [...words];
+        return index.uncoveredWords(query, words);
       } catch (error) {
         indexes.report(sessionId, error);
         return [...words];
