@@ -139,9 +139,8 @@ describe("evidence reads", () => {
   it("with soft term hits, searches the full-text index, when they leave room, for the words they cannot match", async () => {
     await storeExchanges();
     // A long output holding a code past what the soft term index reads of a message.
-    await store.appendMessages("s1", [
-      textRecord("s1", 81, `build log: ${"step passed ".repeat(500)}then ENOSPC on the kestrel disk`),
-    ]);
+    const output = `build log: ${"step passed ".repeat(6_000)}then ENOSPC on the kestrel disk`;
+    await store.appendMessages("s1", [{ ...textRecord("s1", 81, output), tokens: output.length / 4 }]);
     const meaning = createSoftTermRecall(table, { logger: new MemoryLogger() });
     const searched: string[][] = [];
     const searching = recordingReads(store, searched, "searchMessages");

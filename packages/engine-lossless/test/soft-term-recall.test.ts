@@ -120,7 +120,8 @@ describe("soft term matching over word vectors", () => {
 
   it("leaves to the full-text index the words its search does not cover fully", async () => {
     const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
-    const longOutput = `build log ${"step passed ".repeat(500)} then ENOSPC`;
+    // Past the first 64,000 characters, which are all this index reads of a message.
+    const longOutput = `build log ${"step passed ".repeat(6_000)} then the cello`;
     const { store } = await storeWith([...notes, "I bought a used Volvo.", longOutput, "Uber rides"]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
     const uncovered = (query: string, words: string[]) =>
@@ -128,10 +129,10 @@ describe("soft term matching over word vectors", () => {
     // Covered: a word with a vector, searched, in fewer messages than are scored; and a function word.
     expect(await uncovered("the volvo", ["the", "Volvo"])).toEqual([]);
     expect(
-      await uncovered("kestrel, volvo, ENOSPC, src/a.ts, uber, osprey", [
+      await uncovered("kestrel, volvo, cello, src/a.ts, uber, osprey", [
         "kestrel",
         "Volvo",
-        "ENOSPC",
+        "cello",
         "src/a.ts",
         "uber",
         "osprey",
@@ -139,8 +140,8 @@ describe("soft term matching over word vectors", () => {
     ).toEqual([
       // in 300 messages, of which the newest 256 are scored
       "kestrel",
-      // only past the first 4,000 characters of the one message holding it
-      "ENOSPC",
+      // only past the first 64,000 characters of the one message holding it
+      "cello",
       // a path, which this index would split into words
       "src/a.ts",
       // no vector: its other forms are found by the full-text index's stemming alone
@@ -151,6 +152,27 @@ describe("soft term matching over word vectors", () => {
     // Past the twelve rarest words of the query, a word is not searched: the full-text index is.
     const rare = Array.from({ length: 12 }, (_, index) => `zq${index}x`).join(" ");
     expect(await uncovered(`${rare} volvo`, ["volvo"])).toEqual(["volvo"]);
+  });
+
+  it("ranks first a message holding every word of a query of four words or more", async () => {
+    // A long message holding all four words, each scored low for its length, and short messages
+    // matching one word each (two of them by meaning only).
+    const padding = "plain filler words ".repeat(400);
+    const { store } = await storeWith([
+      `${padding} novel car dinner concert ${padding}`,
+      "The novel was long.",
+      "We drove the volvo.",
+      "Tagine for dinner.",
+      "The cello sounded lovely.",
+    ]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const keys = async (query: string) =>
+      (await recall.nearestMessages(store, "s", query, { limit: 10 })).map((hit) => hit.key);
+    const complete = await keys("novel car dinner concert");
+    expect(complete[0]).toBe(1);
+    // Three words: complete matches are common at that length; the order is the score's.
+    const short = await keys("novel car dinner");
+    expect(short.indexOf(1)).toBeGreaterThan(0);
   });
 
   it("leaves every word to the full-text index while it is far behind the store", async () => {
