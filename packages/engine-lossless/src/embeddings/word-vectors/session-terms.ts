@@ -15,6 +15,7 @@ import { isStopword, POSSESSIVE, queryWords } from "../../recall/query-words.js"
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
+import { insertRanked, type RankedHit, ranksAbove } from "./ranked-hits.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
 /**
@@ -398,23 +399,4 @@ function keepNearest(neighbours: Neighbour[]): number {
   neighbours.sort((left, right) => right.similarity - left.similarity);
   neighbours.length = Math.min(neighbours.length, MAX_NEIGHBOURS);
   return (neighbours[neighbours.length - 1] as Neighbour).similarity;
-}
-
-/** A hit while it is ranked: whether it holds every searched word of a long enough query. */
-interface RankedHit extends SearchHit<number> {
-  complete: boolean;
-}
-
-/** Whether `hit` ranks above `other`: a complete match first, then a higher score, then newer. */
-function ranksAbove(hit: RankedHit, other: RankedHit): boolean {
-  if (hit.complete !== other.complete) return hit.complete;
-  return hit.score > other.score || (hit.score === other.score && hit.key > other.key);
-}
-
-/** Puts `hit` into `best` (kept in rank order, see `ranksAbove`, at most `limit` long). */
-function insertRanked(best: RankedHit[], hit: RankedHit, limit: number): void {
-  let at = best.length;
-  while (at > 0 && ranksAbove(hit, best[at - 1] as RankedHit)) at--;
-  best.splice(at, 0, hit);
-  if (best.length > limit) best.pop();
 }
