@@ -119,7 +119,7 @@ describe("soft term matching over word vectors", () => {
   });
 
   it("leaves to the full-text index the words its search does not cover fully", async () => {
-    const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
+    const notes = Array.from({ length: 300 }, (_, index) => `novel sighting ${index}`);
     // Past the first 64,000 characters, which are all this index reads of a message.
     const longOutput = `build log ${"step passed ".repeat(6_000)} then the cello`;
     const { store } = await storeWith([...notes, "I bought a used Volvo.", longOutput, "Uber rides"]);
@@ -129,8 +129,8 @@ describe("soft term matching over word vectors", () => {
     // Covered: a word with a vector, searched, in fewer messages than are scored; and a function word.
     expect(await uncovered("the volvo", ["the", "Volvo"])).toEqual([]);
     expect(
-      await uncovered("kestrel, volvo, cello, src/a.ts, uber, osprey", [
-        "kestrel",
+      await uncovered("novel, volvo, cello, src/a.ts, uber, osprey", [
+        "novel",
         "Volvo",
         "cello",
         "src/a.ts",
@@ -138,8 +138,8 @@ describe("soft term matching over word vectors", () => {
         "osprey",
       ]),
     ).toEqual([
-      // in 300 messages, of which the newest 256 are scored
-      "kestrel",
+      // ("novel", in 300 messages, is covered: the full-text search ranks a word's newest matches
+      // too, fewer of them than the 256 scored here)
       // only past the first 64,000 characters of the one message holding it
       "cello",
       // a path, which this index would split into words
@@ -206,6 +206,21 @@ describe("soft term matching over word vectors", () => {
     const byJs = await search("js");
     expect(byJs.map((hit) => hit.key)).toEqual(byWasm.map((hit) => hit.key));
     for (const [index, hit] of byJs.entries()) expect(hit.score).toBeCloseTo(byWasm[index]?.score ?? 0, 5);
+  });
+
+  it("counts toward a word's 256 occurrences only the messages the caller may be shown", async () => {
+    const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
+    const { store } = await storeWith(notes);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    // The newest 200 are in the caller's context: the 100 before them are all reached, though the
+    // newest 256 occurrences end at seq 45.
+    const hits = await recall.nearestMessages(store, "s", "kestrel", {
+      limit: 400,
+      skip: (seq) => seq > 100,
+    });
+    expect(hits.map((hit) => hit.key).sort((left, right) => left - right)).toEqual(
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
   });
 
   it("stops indexing in the background once its indexes are cleared", async () => {

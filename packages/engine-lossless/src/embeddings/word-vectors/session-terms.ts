@@ -29,9 +29,11 @@ const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 /** Nearest session words a query word may match through; bounds the postings read per word. */
 const MAX_NEIGHBOURS = 48;
 /**
- * Postings scored per session word: its newest ones. A word in more messages than this is common
- * (its rarity weight is low); its older matches are left to the full-text index (see
- * `uncoveredWords`). Without the cap one prompt at 50k messages took 25–70 ms.
+ * Postings scored per session word: its newest ones among the messages the caller may be shown
+ * (those it skips, already in its context, are passed over). A word in more messages than this is
+ * common (its rarity weight is low); the full-text search ranks only a word's newest matches too,
+ * fewer of them, so it is not asked again for such a word. Without the cap one prompt at 50k
+ * messages took 25–70 ms.
  */
 const MAX_POSTINGS = 256;
 /**
@@ -116,7 +118,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     const best: RankedHit[] = [];
     let scoredCount = 0;
     try {
-      const { scored: scoredRows, present } = this.scoreRows(query, count);
+      const { scored: scoredRows, present } = this.scoreRows(query, count, skip);
       scoredCount = scoredRows;
       const { totals, scored, seqs, exactHits } = this;
       const ranksComplete = present >= COMPLETE_MATCH_TERMS;
@@ -127,8 +129,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
           score: totals[row] as number,
           complete: ranksComplete && exactHits[row] === present,
         };
-        if (best.length >= limit && !ranksAbove(hit, best[best.length - 1] as RankedHit)) continue;
-        if (skip === undefined || !skip(hit.key)) insertRanked(best, hit, limit);
+        // Rows `skip` names were never scored (see `scoreRows`).
+        if (best.length < limit || ranksAbove(hit, best[best.length - 1] as RankedHit))
+          insertRanked(best, hit, limit);
       }
     } catch (error) {
       this.termBest.fill(0);
@@ -164,8 +167,12 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * start of `scored`, and answers how many. BM25 is rearranged so a posting costs one multiply,
    * one add and one division: `rarity·s·(k1+1) / (s + k1·(1−b) + k1·b·length/average)`.
    */
-  private scoreRows(query: string, count: number): { scored: number; present: number } {
-    const { totals, termBest, scored, touched, lengths } = this;
+  private scoreRows(
+    query: string,
+    count: number,
+    skip: ((seq: number) => boolean) | undefined,
+  ): { scored: number; present: number } {
+    const { totals, termBest, scored, touched, lengths, seqs } = this;
     const lengthWeight = (K1 * B * count) / Math.max(1, this.totalLength);
     const base = K1 * (1 - B);
     const { exactHits } = this;
@@ -188,9 +195,14 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         const rarity = Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
         const numerator = rarity * neighbour.similarity * (K1 + 1);
         const constant = neighbour.similarity + base;
-        // Postings are in message order: the newest come last.
-        for (let at = Math.max(0, postings.length - MAX_POSTINGS); at < postings.length; at++) {
+        // Postings are in message order: the newest come last. The cap counts the messages the
+        // caller may be shown: those it skips (already in its context, the newest as a rule) are
+        // passed over, so a word's older occurrences are still reached.
+        let counted = 0;
+        for (let at = postings.length - 1; at >= 0 && counted < MAX_POSTINGS; at--) {
           const row = postings[at] as number;
+          if (skip?.(seqs[row] as number)) continue;
+          counted++;
           const score = numerator / (constant + lengthWeight * (lengths[row] as number));
           const previous = termBest[row] as number;
           if (previous === 0) touched[touchedCount++] = row;
@@ -214,9 +226,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   /**
    * Of `words` (a full-text search's), those `search(query)` does not cover fully: a code or path
    * (split here into words), a word it leaves out (past the rarest `MAX_QUERY_TERMS`), a word no
-   * indexed message holds (or only past `MAX_TEXT_CHARS`), a word in more messages than the newest
-   * `MAX_POSTINGS` it scores, and a word the table has no vector for (only the full-text index's
-   * stemming finds its other forms). A function word is covered: neither search uses it.
+   * indexed message holds (or only past `MAX_TEXT_CHARS`), and a word the table has no vector for
+   * (only the full-text index's stemming finds its other forms). A function word is covered:
+   * neither search uses it.
    */
   uncoveredWords(query: string, words: readonly string[]): string[] {
     const searched = new Set(this.searchedTerms(query));
@@ -228,7 +240,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
       const id = this.vocabulary.get(term);
       if (!searched.has(term) || id === undefined) return true;
       const occurrences = (this.postings[id] as number[]).length;
-      return occurrences === 0 || occurrences > MAX_POSTINGS || this.rowOfWord[id] === -1;
+      return occurrences === 0 || this.rowOfWord[id] === -1;
     });
   }
 
