@@ -126,7 +126,7 @@ describe("soft term matching over word vectors", () => {
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
     const uncovered = (query: string, words: string[]) =>
       recall.uncoveredWords?.(store, "s", query, words) ?? Promise.resolve(["(none)"]);
-    // Covered: a word with a vector, searched, in fewer messages than are scored; and a function word.
+    // Covered: a word with a vector that the search scores, and a function word.
     expect(await uncovered("the volvo", ["the", "Volvo"])).toEqual([]);
     expect(
       await uncovered("novel, volvo, cello, src/a.ts, uber, osprey", [
@@ -173,6 +173,47 @@ describe("soft term matching over word vectors", () => {
     // Three words: complete matches are common at that length; the order is the score's.
     const short = await keys("novel car dinner");
     expect(short.indexOf(1)).toBeGreaterThan(0);
+  });
+
+  /**
+   * A long message holding `words` (its length buries it: a short message matching one word
+   * scores higher) among 30 short messages that match nothing, which keep the average length low.
+   */
+  const buried = (words: string) => {
+    const padding = "plain filler words ".repeat(400);
+    const fillers = Array.from({ length: 30 }, (_, index) => `plain note ${index}`);
+    return [`${padding} ${words} ${padding}`, ...fillers];
+  };
+
+  it("counts a word as held only when the message holds the word itself, not a stand-in", async () => {
+    // Three of the four words, and "volvo" standing in for "car".
+    const { store } = await storeWith([...buried("novel volvo dinner concert"), "We drove the car."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const hits = await recall.nearestMessages(store, "s", "novel car dinner concert", { limit: 40 });
+    expect(hits[0]?.key).toBe(32);
+    expect(hits.map((hit) => hit.key)).toContain(1);
+  });
+
+  it("finds a complete match older than a common word's newest 256 occurrences", async () => {
+    const notes = Array.from({ length: 300 }, (_, index) => `novel note ${index}`);
+    const { store } = await storeWith([...buried("novel car dinner concert"), ...notes, "We drove the car."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const hits = await recall.nearestMessages(store, "s", "novel car dinner concert", { limit: 10 });
+    expect(hits[0]?.key).toBe(1);
+  });
+
+  it("leaves out of a complete match a word only messages in the caller's context hold", async () => {
+    const { store } = await storeWith([
+      ...buried("novel car dinner concert"),
+      "We drove the car.",
+      "Cello lessons.",
+    ]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const hits = await recall.nearestMessages(store, "s", "novel car dinner concert cello", {
+      limit: 10,
+      skip: (seq) => seq === 33,
+    });
+    expect(hits[0]?.key).toBe(1);
   });
 
   it("leaves every word to the full-text index while it is far behind the store", async () => {

@@ -15,7 +15,14 @@ import { isStopword, POSSESSIVE, queryWords } from "../../recall/query-words.js"
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
-import { insertRanked, type RankedHit, ranksAbove } from "./ranked-hits.js";
+import {
+  holdsEvery,
+  insertRanked,
+  type RankedHit,
+  ranksAbove,
+  type Scoring,
+  type UnreachedPostings,
+} from "./ranked-hits.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
 /**
@@ -37,9 +44,10 @@ const MAX_NEIGHBOURS = 48;
  */
 const MAX_POSTINGS = 256;
 /**
- * A message holding every searched word of a query of at least this many words (that the session
- * uses) ranks above every other: BM25 divides by length, so a long output holding the whole
- * question ranked below short messages matching one word loosely. With fewer words such matches
+ * A message holding every searched word itself (not a stand-in) of a query of at least this many
+ * words that messages the caller may be shown hold ranks above every other: BM25 divides by
+ * length, so a long output holding the whole question ranked below short messages matching one
+ * word loosely. With fewer words such matches
  * are common and say little: from two words on, M2 recall@10 lost 2.9 points and M1 at 4k 1.4;
  * from four, no figure moved but M4 (needles verbatim after five compactions, 74 → 100 %).
  */
@@ -118,16 +126,16 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     const best: RankedHit[] = [];
     let scoredCount = 0;
     try {
-      const { scored: scoredRows, present } = this.scoreRows(query, count, skip);
-      scoredCount = scoredRows;
+      const scoring = this.scoreRows(query, count, skip);
+      scoredCount = scoring.scored;
       const { totals, scored, seqs, exactHits } = this;
-      const ranksComplete = present >= COMPLETE_MATCH_TERMS;
+      const ranksComplete = scoring.present >= COMPLETE_MATCH_TERMS;
       for (let index = 0; index < scoredCount; index++) {
         const row = scored[index] as number;
         const hit: RankedHit = {
           key: seqs[row] as number,
           score: totals[row] as number,
-          complete: ranksComplete && exactHits[row] === present,
+          complete: ranksComplete && holdsEvery(row, exactHits[row] as number, scoring),
         };
         // Rows `skip` names were never scored (see `scoreRows`).
         if (best.length < limit || ranksAbove(hit, best[best.length - 1] as RankedHit))
@@ -167,25 +175,23 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * start of `scored`, and answers how many. BM25 is rearranged so a posting costs one multiply,
    * one add and one division: `rarity·s·(k1+1) / (s + k1·(1−b) + k1·b·length/average)`.
    */
-  private scoreRows(
-    query: string,
-    count: number,
-    skip: ((seq: number) => boolean) | undefined,
-  ): { scored: number; present: number } {
+  private scoreRows(query: string, count: number, skip: ((seq: number) => boolean) | undefined): Scoring {
     const { totals, termBest, scored, touched, lengths, seqs } = this;
     const lengthWeight = (K1 * B * count) / Math.max(1, this.totalLength);
     const base = K1 * (1 - B);
     const { exactHits } = this;
     let scoredCount = 0;
-    /** Searched words some message holds. */
     let present = 0;
+    const unreached: UnreachedPostings[] = [];
     for (const word of this.searchedTerms(query)) {
       const own = this.vocabulary.get(word);
-      if (own !== undefined && (this.postings[own]?.length ?? 0) > 0) present++;
+      let ownWalked = false;
       let touchedCount = 0;
       for (const neighbour of this.neighboursOf(word)) {
         const postings = this.postings[neighbour.word] ?? [];
-        const exact = neighbour.word === own;
+        // The word itself, once: what `exactHits` counts.
+        const exact = neighbour.word === own && !ownWalked;
+        if (exact) ownWalked = true;
         // A stand-in as common as this says little about any one message, and would cost a pass
         // over a large share of the session.
         if (!exact && postings.length > Math.max(MIN_COMMON, count * COMMON_SHARE)) continue;
@@ -199,7 +205,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         // caller may be shown: those it skips (already in its context, the newest as a rule) are
         // passed over, so a word's older occurrences are still reached.
         let counted = 0;
-        for (let at = postings.length - 1; at >= 0 && counted < MAX_POSTINGS; at--) {
+        let at = postings.length - 1;
+        for (; at >= 0 && counted < MAX_POSTINGS; at--) {
           const row = postings[at] as number;
           if (skip?.(seqs[row] as number)) continue;
           counted++;
@@ -210,6 +217,10 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
           // A message is in a word's postings once, so this counts the words it holds.
           if (exact) exactHits[row] = (exactHits[row] as number) + 1;
         }
+        if (!exact || counted === 0) continue;
+        // A word only messages in the caller's context hold cannot make a shown message complete.
+        present++;
+        if (at >= 0) unreached.push({ postings, end: at + 1 });
       }
       for (let index = 0; index < touchedCount; index++) {
         const row = touched[index] as number;
@@ -220,7 +231,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         totals[row] = (totals[row] as number) + termScore;
       }
     }
-    return { scored: scoredCount, present };
+    return { scored: scoredCount, present, unreached };
   }
 
   /**
@@ -277,7 +288,6 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     const toRow = this.vectors.count;
     const own = this.vocabulary.get(word);
     const before = list.neighbours.length;
-    if (own !== undefined && own >= fromWord) list.neighbours.unshift({ word: own, similarity: 1 });
     const query = this.table.rows.get(word);
     if (query !== undefined) {
       const ownRow = own === undefined ? -1 : (this.rowOfWord[own] as number);
@@ -297,7 +307,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
         if (neighbours.length >= 4 * MAX_NEIGHBOURS) bar = Math.max(bar, keepNearest(neighbours));
       }
     }
-    // Only now: a scan that threw is tried again by the next search.
+    // Only now: a scan that threw is tried again by the next search, and adds the word once.
+    if (own !== undefined && own >= fromWord) list.neighbours.unshift({ word: own, similarity: 1 });
     list.scannedWords = toWord;
     list.scannedRows = toRow;
     if (list.neighbours.length === before) return;
