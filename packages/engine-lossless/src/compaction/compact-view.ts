@@ -21,7 +21,6 @@
  * over the target, or the room left is smaller than an empty summary; the outcome names which.
  * The sources stay stored, so nothing here loses a message.
  */
-
 import { abortReason } from "@clew/core";
 import { nextMacrotask } from "../event-loop.js";
 import type { CompactionWrite } from "../store/store.js";

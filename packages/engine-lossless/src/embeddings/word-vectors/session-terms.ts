@@ -9,9 +9,6 @@
  * weighted by that word's rarity in the session. "What car does she drive?" then meets "I bought a
  * used Volvo 240" through car ≈ volvo; of two equally rare words, the query's own counts most.
  */
-import type { AgentMessage } from "@clew/core";
-import { readingBody } from "../../recall/message-text.js";
-import { isStopword, POSSESSIVE, queryWords } from "../../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
@@ -23,16 +20,9 @@ import {
   type Scoring,
   type UnreachedPostings,
 } from "./ranked-hits.js";
+import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
-/**
- * Characters of a message that are indexed: a longer tool output counts by its opening. At 4,000,
- * a fact deep in a long output was out of reach (M4, needles verbatim after five compactions: 70
- * against 74 % at 64,000, and 100 % with `COMPLETE_MATCH_TERMS`); indexing 50,000 messages took
- * 2.7 instead of 2.0 s and 25 instead of 21 MB.
- */
-const MAX_TEXT_CHARS = 64_000;
-const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 /** Nearest session words a query word may match through; bounds the postings read per word. */
 const MAX_NEIGHBOURS = 48;
 /**
@@ -237,7 +227,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   /**
    * Of `words` (a full-text search's), those `search(query)` does not cover fully: a code or path
    * (split here into words), a word it leaves out (past the rarest `MAX_QUERY_TERMS`), a word no
-   * indexed message holds (or only past `MAX_TEXT_CHARS`), and a word the table has no vector for
+   * indexed message holds (or only past the text `indexedWords` reads), and a word the table has no vector for
    * (only the full-text index's stemming finds its other forms). A function word is covered:
    * neither search uses it.
    */
@@ -249,9 +239,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
       const term = termOf(plain);
       if (term === undefined) return false;
       const id = this.vocabulary.get(term);
-      if (!searched.has(term) || id === undefined) return true;
-      const occurrences = (this.postings[id] as number[]).length;
-      return occurrences === 0 || this.rowOfWord[id] === -1;
+      // A word in the vocabulary has a posting: it is added with the message that holds it.
+      return !searched.has(term) || id === undefined || this.rowOfWord[id] === -1;
     });
   }
 
@@ -324,7 +313,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private add(seq: number, text: string): void {
     const row = this.seqs.length;
     this.seqs.push(seq);
-    const words = text.slice(0, MAX_TEXT_CHARS).toLowerCase().match(WORD) ?? [];
+    const words = indexedWords(text);
     for (const match of words) {
       const term = termOf(match);
       if (term === undefined) continue;
@@ -353,46 +342,6 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     this.rowOfWord.push(row);
     this.vectorWords.push(id);
     return id;
-  }
-}
-
-/**
- * A query's distinct terms (see `termOf`), in order: its plain words only. A code or path
- * (`src/a.ts`, `ERR_42`) would be split here into fragments matched loosely by meaning ("log" for
- * `logs/huge.log`); it is left to the full-text index, which matches it as written.
- */
-function queryWordsOf(query: string): string[] {
-  const terms = new Set<string>();
-  for (const word of queryWords(query, Number.MAX_SAFE_INTEGER)) {
-    const plain = plainWord(word);
-    const term = plain === undefined ? undefined : termOf(plain);
-    if (term !== undefined) terms.add(term);
-  }
-  return [...terms];
-}
-
-/** `word` lower-cased when it is one word as this index reads text, else undefined (a code, a path). */
-function plainWord(word: string): string | undefined {
-  const folded = word.toLowerCase();
-  const tokens = folded.match(WORD);
-  return tokens?.length === 1 && tokens[0] === folded ? folded : undefined;
-}
-
-/**
- * The term a lower-cased word is indexed and searched as: possessive dropped ("maya's" → "maya");
- * none for a function word or a single letter. Messages and queries go through the same rule.
- */
-function termOf(word: string): string | undefined {
-  const term = word.replace(POSSESSIVE, "");
-  return isStopword(term) || (term.length < 2 && !/\p{N}/u.test(term)) ? undefined : term;
-}
-
-/** A stored message's readable text; a row that cannot be read counts as empty (never blocks the index). */
-function readableText(stored: StoredMessage): string {
-  try {
-    return readingBody(JSON.parse(stored.json) as AgentMessage);
-  } catch {
-    return "";
   }
 }
 
