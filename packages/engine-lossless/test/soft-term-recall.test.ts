@@ -124,8 +124,11 @@ describe("soft term matching over word vectors", () => {
     const longOutput = `build log ${"step passed ".repeat(6_000)} then the cello`;
     const { store } = await storeWith([...notes, "I bought a used Volvo.", longOutput, "Uber rides"]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
-    const uncovered = (query: string, words: string[]) =>
-      recall.uncoveredWords?.(store, "s", query, words) ?? Promise.resolve(["(none)"]);
+    // Asked as evidence asks: right after the search for the same query.
+    const uncovered = async (query: string, words: string[]) => {
+      await recall.nearestMessages(store, "s", query, { limit: 10 });
+      return (await recall.uncoveredWords?.(store, "s", query, words)) ?? ["(none)"];
+    };
     // Covered: a word with a vector that the search scores, and a function word.
     expect(await uncovered("the volvo", ["the", "Volvo"])).toEqual([]);
     expect(
@@ -220,9 +223,15 @@ describe("soft term matching over word vectors", () => {
     const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
     const { store } = await storeWith([...filler, "I bought a used Volvo."]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const uncovered = async () => {
+      await recall.nearestMessages(store, "s", "volvo", { limit: 10 });
+      return recall.uncoveredWords?.(store, "s", "volvo", ["volvo"]);
+    };
+    // Asked before any search, nothing is known to be covered either.
     expect(await recall.uncoveredWords?.(store, "s", "volvo", ["volvo"])).toEqual(["volvo"]);
+    expect(await uncovered()).toEqual(["volvo"]);
     await recall.warm(store, "s");
-    expect(await recall.uncoveredWords?.(store, "s", "volvo", ["volvo"])).toEqual([]);
+    expect(await uncovered()).toEqual([]);
   });
 
   it("finds the same neighbours and hits with the JavaScript scan as with WebAssembly", async () => {

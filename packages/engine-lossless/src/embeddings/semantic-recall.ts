@@ -38,9 +38,10 @@ export interface SemanticRecall {
   ): Promise<SearchHit<number>[]>;
   /**
    * Of `words` (the full-text search's, see `queryWords`), those a search for `query` does not
-   * cover fully, which a full-text search has to: see `SessionTerms.uncoveredWords`; every word
-   * while the index is still catching up. Absent when the index holds no words (an embedder's).
-   * Never throws; on a failure, every word.
+   * cover fully, which a full-text search has to: see `SessionTerms.uncoveredWords`. Asked right
+   * after `nearestMessages`, as of the index that search caught up: every word when it did not
+   * reach the store's end (or no search came first). Absent when the index holds no words (an
+   * embedder's). Never throws; on a failure, every word.
    */
   uncoveredWords?(
     store: LosslessStore,

@@ -32,6 +32,8 @@ const BACKGROUND_PAGE = 64;
  */
 export abstract class PagedSessionIndex<Model> {
   private newestSeq = 0;
+  /** Whether the last inline catch-up (`SessionIndexes.catchUpInline`) reached the store's end. */
+  caughtUp = false;
   private reading: Promise<boolean> | undefined;
   private background: Promise<unknown> | undefined;
   private closed = false;
@@ -148,19 +150,16 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
   /**
    * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
    * catching up in the background (failures logged) and answers at once: a search then uses what
-   * the index holds, and no turn pays for pages of a long session's oldest messages. Answers
-   * whether the index holds every stored message. Rejects when the store fails.
+   * the index holds, and no turn pays for pages of a long session's oldest messages; `caughtUp`
+   * says which. Rejects when the store fails.
    */
-  async catchUpInline(index: Index, sessionId: string): Promise<boolean> {
+  async catchUpInline(index: Index, sessionId: string): Promise<void> {
     const report = (error: unknown) => this.report(sessionId, error);
-    if (await index.isFarBehind(INLINE_PAGES)) {
-      index.catchUpInBackground(report);
-      return false;
-    }
+    index.caughtUp = false;
+    if (await index.isFarBehind(INLINE_PAGES)) index.catchUpInBackground(report);
     // One page more than the probe allowed for: messages stored meanwhile.
-    if (await index.catchUp(INLINE_PAGES + 1)) return true;
-    index.catchUpInBackground(report);
-    return false;
+    else if (await index.catchUp(INLINE_PAGES + 1)) index.caughtUp = true;
+    else index.catchUpInBackground(report);
   }
 
   /** Brings the session's index up to date, in background steps (see `BACKGROUND_PAGE`). Never throws. */

@@ -55,9 +55,9 @@ export function createSoftTermRecall(
     },
     async uncoveredWords(store, sessionId, query, words) {
       try {
+        // The search just before caught the index up: no second probe of the store.
         const index = await indexes.indexOf(store, sessionId);
-        if (!(await indexes.catchUpInline(index, sessionId))) return [...words];
-        return index.uncoveredWords(query, words);
+        return index.caughtUp ? index.uncoveredWords(query, words) : [...words];
       } catch (error) {
         indexes.report(sessionId, error);
         return [...words];
