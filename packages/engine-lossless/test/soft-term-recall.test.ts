@@ -365,6 +365,22 @@ describe("soft term matching over word vectors", () => {
     expect(volvo).toHaveLength(61); // the 60 exact matches, and "car" as a rare stand-in
   });
 
+  it("skips a stand-in in more than 100 messages however long the session, at 100 it still counts", async () => {
+    // In a session of 12,000 messages, a hundredth is 120: the bar stops at 100 (10,000 messages).
+    const notes = (volvos: number) =>
+      Array.from({ length: 12_000 }, (_, index) =>
+        index < volvos ? `volvo note ${index}` : `plain note ${index}`,
+      );
+    const carHits = async (volvos: number) => {
+      const session = await storeWith([...notes(volvos), "The car is parked outside."]);
+      const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+      await recall.warm(session.store, "s");
+      return recall.nearestMessages(session.store, "s", "car", { limit: 200 });
+    };
+    expect((await carHits(101)).map((hit) => hit.key)).toEqual([12_001]);
+    expect(await carHits(100)).toHaveLength(101);
+  });
+
   it("turns a table that failed to load into no hits", async () => {
     const { store } = await storeWith(["The car is parked outside."]);
     const warnings: string[] = [];
