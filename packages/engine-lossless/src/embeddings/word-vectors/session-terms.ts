@@ -12,6 +12,7 @@
 import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
+import { NearestRows } from "./nearest-rows.js";
 import { completeRows, insertRanked, type RankedHit, ranksAbove, type Scoring } from "./ranked-hits.js";
 import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
 import type { WordVectorTable } from "./word-vector-table.js";
@@ -85,6 +86,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private seqs: number[] = [];
   private lengths: number[] = [];
   private totalLength = 0;
+  /** Picks a scan's nearest rows. */
+  private readonly nearest = new NearestRows(MAX_NEIGHBOURS);
   /** Neighbour lists of recent query words, extended as the vocabulary grows. */
   private readonly neighbourCache = new Map<string, NeighbourList>();
   /**
@@ -276,20 +279,14 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     if (query !== undefined) {
       const ownRow = own === undefined ? -1 : (this.rowOfWord[own] as number);
       const similarities = this.vectors.dots(unitRow(this.table, query), fromRow, toRow);
-      // A common word clears minSimilarity with hundreds of session words: the bar rises to the
-      // weakest kept neighbour whenever the list is cut back, so few more are ever pushed.
-      let bar = this.minSimilarity;
       const { neighbours } = list;
+      // A full list only takes words nearer than its weakest.
+      let bar = this.minSimilarity;
       if (neighbours.length >= MAX_NEIGHBOURS)
         bar = Math.max(bar, (neighbours[neighbours.length - 1] as Neighbour).similarity);
-      // Only the words the table knows have a row: the loop never meets the others.
-      for (let index = 0; index < similarities.length; index++) {
-        const similarity = similarities[index] as number;
-        // Written so that a similarity that is not a number (a damaged table) is never kept.
-        if (!(similarity >= bar) || fromRow + index === ownRow) continue;
-        neighbours.push({ word: this.vectorWords[fromRow + index] as number, similarity });
-        if (neighbours.length >= 4 * MAX_NEIGHBOURS) bar = Math.max(bar, keepNearest(neighbours));
-      }
+      // Only the words the table knows have a row: the scan never meets the others.
+      for (const { row, similarity } of this.nearest.select(similarities, fromRow, bar, ownRow))
+        neighbours.push({ word: this.vectorWords[row] as number, similarity });
     }
     // Only now: a scan that threw is tried again by the next search, and adds the word once.
     if (own !== undefined && own >= fromWord) list.neighbours.unshift({ word: own, similarity: 1 });
@@ -358,12 +355,8 @@ function unitRow(table: WordVectorTable, row: number): Float32Array {
   return vector;
 }
 
-/**
- * Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the
- * `MAX_NEIGHBOURS` nearest; answers the weakest similarity kept.
- */
-function keepNearest(neighbours: Neighbour[]): number {
+/** Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the `MAX_NEIGHBOURS` nearest. */
+function keepNearest(neighbours: Neighbour[]): void {
   neighbours.sort((left, right) => right.similarity - left.similarity);
   neighbours.length = Math.min(neighbours.length, MAX_NEIGHBOURS);
-  return (neighbours[neighbours.length - 1] as Neighbour).similarity;
 }
