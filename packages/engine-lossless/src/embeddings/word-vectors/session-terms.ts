@@ -9,7 +9,7 @@
  * weighted by that word's rarity in the session. "What car does she drive?" then meets "I bought a
  * used Volvo 240" through car ≈ volvo; of two equally rare words, the query's own counts most.
  */
-import type { LosslessStore, SearchHit, StoredMessage } from "../../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
 import { NearestRows } from "./nearest-rows.js";
@@ -85,6 +85,11 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private vectorWords: number[] = [];
   private seqs: number[] = [];
   private lengths: number[] = [];
+  /** Per row, the rest of its message's head (see `heads`); roles are kept once each. */
+  private roles: string[] = [];
+  private createdAts: number[] = [];
+  private tokenCounts: number[] = [];
+  private readonly roleNames = new Map<string, string>();
   private totalLength = 0;
   /** Picks a scan's nearest rows. */
   private readonly nearest = new NearestRows(MAX_NEIGHBOURS);
@@ -299,12 +304,49 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   protected addPage(page: readonly StoredMessage[]): void {
     // Texts first: a page is added whole or not at all (a failure here leaves the index as it was).
     const texts = page.map(readableText);
-    for (const [index, stored] of page.entries()) this.add(stored.seq, texts[index] ?? "");
+    for (const [index, stored] of page.entries()) this.add(stored, texts[index] ?? "");
   }
 
-  private add(seq: number, text: string): void {
+  /**
+   * The heads of the indexed messages among `seqs` (a message's head never changes, so the index
+   * answers for the store), in the order asked; seqs it has not indexed are left out.
+   */
+  heads(seqs: readonly number[]): StoredMessageHead[] {
+    const heads: StoredMessageHead[] = [];
+    for (const seq of seqs) {
+      const row = this.rowOf(seq);
+      if (row === undefined) continue;
+      heads.push({
+        seq,
+        role: this.roles[row] as string,
+        createdAt: this.createdAts[row] as number,
+        tokens: this.tokenCounts[row] as number,
+      });
+    }
+    return heads;
+  }
+
+  /** The row of `seq`, by bisection: rows are added in seq order. */
+  private rowOf(seq: number): number | undefined {
+    const { seqs } = this;
+    let low = 0;
+    let high = seqs.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((seqs[middle] as number) < seq) low = middle + 1;
+      else high = middle;
+    }
+    return seqs[low] === seq ? low : undefined;
+  }
+
+  private add(stored: StoredMessage, text: string): void {
+    const { seq, role } = stored;
     const row = this.seqs.length;
     this.seqs.push(seq);
+    if (!this.roleNames.has(role)) this.roleNames.set(role, role);
+    this.roles.push(this.roleNames.get(role) as string);
+    this.createdAts.push(stored.createdAt);
+    this.tokenCounts.push(stored.tokens);
     const words = indexedWords(text);
     for (const match of words) {
       const term = termOf(match);

@@ -63,6 +63,14 @@ export function createSoftTermRecall(
         return [...words];
       }
     },
+    async knownHeads(store, sessionId, seqs) {
+      try {
+        return (await indexes.indexOf(store, sessionId)).heads(seqs);
+      } catch (error) {
+        indexes.report(sessionId, error);
+        return [];
+      }
+    },
     warm: (store, sessionId) => indexes.warm(store, sessionId),
     clear: () => indexes.clear(),
   };
