@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentMessage, activeBranch, importTranscript, type TranscriptEntry } from "@clew/core";
+import { type AgentMessage, importTranscript, type TranscriptEntry } from "@clew/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { readTranscriptMessages } from "../src/ingest/read-transcript.js";
@@ -78,6 +78,26 @@ function messageOf(entry: TranscriptEntry): AgentMessage[] {
   return typeof value === "object" && value !== null ? [value as AgentMessage] : [];
 }
 
+/**
+ * The oracle's own active branch, written here rather than taken from `@clew/core` (whose
+ * `parentChain` the code under test uses too, so a fault in it would pass unseen): from the newest
+ * entry back along its parents, stopping at a root, a parent that is not there, or an entry met
+ * twice; root first.
+ */
+function branchOf(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const branch: TranscriptEntry[] = [];
+  const met = new Set<string>();
+  for (let id = entries.at(-1)?.id ?? null; id !== null && !met.has(id); ) {
+    const entry = byId.get(id);
+    if (entry === undefined) break;
+    met.add(id);
+    branch.unshift(entry);
+    id = entry.parentId;
+  }
+  return branch;
+}
+
 const header = { type: "session", version: 3, id: "s-1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" };
 
 describe("bootstrap's transcript reading", () => {
@@ -96,7 +116,7 @@ describe("bootstrap's transcript reading", () => {
         const result = await readTranscriptMessages(path, "s");
         expect(result.ok).toBe(true);
         const imported = importTranscript(text, { sourceName: path, sessionId: "s" });
-        const expected = activeBranch(imported.entries).flatMap(messageOf);
+        const expected = branchOf(imported.entries).flatMap(messageOf);
         expect(result.ok ? result.messages : []).toEqual(expected);
         if ((await readVersion3Branch(path)) !== undefined) fastPath++;
       }),
@@ -151,7 +171,7 @@ describe("bootstrap's transcript reading", () => {
           await writeFile(path, whole);
           const again = await readTranscriptMessages(path, "s", read.watermark);
           if (!again.ok) throw new Error(again.reason);
-          const full = activeBranch(
+          const full = branchOf(
             importTranscript(whole, { sourceName: path, sessionId: "s" }).entries,
           ).flatMap(messageOf);
           if (again.tailOnly === true) {
