@@ -48,13 +48,13 @@ export function completeRows(
   const lists = [...present].sort((left, right) => left.length - right.length);
   const [shortest, ...others] = lists as [readonly number[], ...(readonly number[])[]];
   for (const row of shortest) {
-    if (isScored(row) && others.every((list) => includesSorted(list, row))) complete.add(row);
+    if (isScored(row) && others.every((list) => indexOfSorted(list, row) >= 0)) complete.add(row);
   }
   return complete;
 }
 
-/** Whether the ascending `values` include `value`. */
-function includesSorted(values: readonly number[], value: number): boolean {
+/** Where the ascending `values` hold `value`, or -1. */
+export function indexOfSorted(values: readonly number[], value: number): number {
   let low = 0;
   let high = values.length;
   while (low < high) {
@@ -62,5 +62,5 @@ function includesSorted(values: readonly number[], value: number): boolean {
     if ((values[middle] as number) < value) low = middle + 1;
     else high = middle;
   }
-  return low < values.length && values[low] === value;
+  return low < values.length && values[low] === value ? low : -1;
 }

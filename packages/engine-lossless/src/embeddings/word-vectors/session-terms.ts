@@ -13,7 +13,14 @@ import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from 
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
 import { NearestRows } from "./nearest-rows.js";
-import { completeRows, insertRanked, type RankedHit, ranksAbove, type Scoring } from "./ranked-hits.js";
+import {
+  completeRows,
+  indexOfSorted,
+  insertRanked,
+  type RankedHit,
+  ranksAbove,
+  type Scoring,
+} from "./ranked-hits.js";
 import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
@@ -314,8 +321,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   heads(seqs: readonly number[]): StoredMessageHead[] {
     const heads: StoredMessageHead[] = [];
     for (const seq of seqs) {
-      const row = this.rowOf(seq);
-      if (row === undefined) continue;
+      // Rows are added in seq order.
+      const row = indexOfSorted(this.seqs, seq);
+      if (row < 0) continue;
       heads.push({
         seq,
         role: this.roles[row] as string,
@@ -324,19 +332,6 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
       });
     }
     return heads;
-  }
-
-  /** The row of `seq`, by bisection: rows are added in seq order. */
-  private rowOf(seq: number): number | undefined {
-    const { seqs } = this;
-    let low = 0;
-    let high = seqs.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((seqs[middle] as number) < seq) low = middle + 1;
-      else high = middle;
-    }
-    return seqs[low] === seq ? low : undefined;
   }
 
   private add(stored: StoredMessage, text: string): void {
