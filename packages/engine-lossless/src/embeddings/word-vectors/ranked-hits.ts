@@ -10,16 +10,16 @@ export interface RankedHit extends SearchHit<number> {
   complete: boolean;
 }
 
-/** Whether `hit` ranks above `other`: a complete match first, then a higher score, then newer. */
-export function ranksAbove(hit: RankedHit, other: RankedHit): boolean {
-  if (hit.complete !== other.complete) return hit.complete;
-  return hit.score > other.score || (hit.score === other.score && hit.key > other.key);
+/** Whether a hit (`complete`, `score`, `key`) ranks above `other`: a complete match first, then a higher score, then newer. */
+export function ranksAbove(complete: boolean, score: number, key: number, other: RankedHit): boolean {
+  if (complete !== other.complete) return complete;
+  return score > other.score || (score === other.score && key > other.key);
 }
 
 /** Puts `hit` into `best` (kept in rank order, see `ranksAbove`, at most `limit` long). */
 export function insertRanked(best: RankedHit[], hit: RankedHit, limit: number): void {
   let at = best.length;
-  while (at > 0 && ranksAbove(hit, best[at - 1] as RankedHit)) at--;
+  while (at > 0 && ranksAbove(hit.complete, hit.score, hit.key, best[at - 1] as RankedHit)) at--;
   best.splice(at, 0, hit);
   if (best.length > limit) best.pop();
 }

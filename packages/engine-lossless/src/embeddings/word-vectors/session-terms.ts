@@ -144,13 +144,14 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
           : undefined;
       for (let index = 0; index < scoredCount; index++) {
         const row = scored[index] as number;
-        const hit: RankedHit = {
-          key: seqs[row] as number,
-          score: totals[row] as number,
-          complete: complete?.has(row) === true,
-        };
-        if (best.length < limit || ranksAbove(hit, best[best.length - 1] as RankedHit))
-          insertRanked(best, hit, limit);
+        const key = seqs[row] as number;
+        const score = totals[row] as number;
+        const isComplete = complete?.has(row) === true;
+        // A hit is made only for a row that makes the list: thousands are scored per search, and
+        // one object each was most of what a search allocated.
+        const last = best[best.length - 1];
+        if (best.length < limit || ranksAbove(isComplete, score, key, last as RankedHit))
+          insertRanked(best, { key, score, complete: isComplete }, limit);
       }
     } catch (error) {
       this.termBest.fill(0);
