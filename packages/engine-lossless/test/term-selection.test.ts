@@ -318,6 +318,37 @@ describe("search term selection (sqlite)", () => {
     }
   });
 
+  it("takes a term past what a bounded search ranks as common for it, and not for an unbounded one", async () => {
+    // 25,000 messages: a hundredth is 250, so "heron" in 220 is rare for recall_search; the
+    // per-request search ranks 200 at most, so for it "heron" is common beside the rare "kestrel".
+    const large = openSqliteStore(join(directory, "large.db"), { backgroundIndexDelayMs: false });
+    try {
+      const text = (index: number) =>
+        index < 220 ? `heron note ${index}` : index === 24_000 ? "kestrel note" : `plain note ${index}`;
+      await large.appendMessages(
+        "s1",
+        Array.from({ length: 25_000 }, (_, index) => textRecord("s1", index + 1, text(index))),
+      );
+      const unbounded = await large.searchMessages("s1", ["heron", "kestrel"], 300);
+      expect(unbounded).toHaveLength(221);
+      const bounded = await large.searchMessages("s1", ["heron", "kestrel"], 300, { maxRanked: 200 });
+      expect(bounded.map((hit) => hit.key)).toEqual([24_001]);
+      const database = new Database(join(directory, "large.db"), { readonly: true });
+      try {
+        const selection = new TermSelection(database);
+        const bare = (entries: readonly { term: string }[]) => entries.map((entry) => entry.term);
+        expect(bare(selection.selectCounted(["heron", "kestrel"], undefined, 200))).toEqual(["kestrel"]);
+        // Counted as capped at 200 just before: counted again at the higher cap, not taken as common.
+        expect(selection.select(["heron", "kestrel"])).toEqual(["heron", "kestrel"]);
+        expect(bare(selection.selectCounted(["heron", "kestrel"], undefined, 200))).toEqual(["kestrel"]);
+      } finally {
+        database.close();
+      }
+    } finally {
+      await large.close();
+    }
+  });
+
   it("keeps every term in a store too small for any term to be common", async () => {
     const small = openSqliteStore(join(directory, "small.db"), { backgroundIndexDelayMs: false });
     try {

@@ -94,7 +94,9 @@ export class SqliteSearch {
       return this.rankAll(session.id, this.termSelection.select(terms), limit, options.skip);
     // Read once: term selection measures commonness by it, and the phrases' IDF counts with it.
     const documents = this.termSelection.storeSize();
-    const counted = this.termSelection.selectCounted(terms, documents).filter((entry) => entry.matches > 0);
+    const counted = this.termSelection
+      .selectCounted(terms, documents, maxRanked)
+      .filter((entry) => entry.matches > 0);
     const runs = this.runs.of(session.id, session.next_seq - 1);
     if (runs === undefined || counted.length === 0) return [];
     const bounds: Bounds = { maxRanked, skip };
