@@ -149,14 +149,24 @@ describe("evidence reads", () => {
 
   it("reads from the store the heads the index of meaning does not hold", async () => {
     await storeExchanges();
-    const storeReads: number[][] = [];
     const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });
-    // An index that lost its heads: everything is read from the store, and the block is the same.
-    const forgetful: SemanticRecall = { ...soft, knownHeads: async () => [] };
     const withIndex = await recallKestrel([], 160, soft);
-    const withStore = await recallKestrel(storeReads, 160, forgetful);
-    expect(withStore?.message).toEqual(withIndex?.message);
-    expect(storeReads.flat().filter((seq) => seq <= 80 && seq % 4 === 0).length).toBe(20);
+    expect(withIndex).toBeDefined();
+    // An index holding only some heads (the rest not indexed yet), and one holding none: the
+    // others are read from the store, and the block is the same.
+    for (const holds of [(seq: number) => seq % 8 === 0, () => false]) {
+      const storeReads: number[][] = [];
+      const partial: SemanticRecall = {
+        ...soft,
+        knownHeads: async (target, sessionId, seqs) =>
+          ((await soft.knownHeads?.(target, sessionId, seqs)) ?? []).filter((head) => holds(head.seq)),
+      };
+      const withStore = await recallKestrel(storeReads, 160, partial);
+      expect(withStore?.message).toEqual(withIndex?.message);
+      const hitsRead = storeReads.flat().filter((seq) => seq <= 80 && seq % 4 === 0);
+      expect(hitsRead).toHaveLength(holds(8) ? 10 : 20);
+      expect(hitsRead.some(holds)).toBe(false);
+    }
   });
 
   it("with soft term hits, searches the full-text index, when they leave room, for the words they cannot match", async () => {

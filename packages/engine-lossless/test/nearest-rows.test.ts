@@ -2,7 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NearestRows } from "../src/embeddings/word-vectors/nearest-rows.js";
 
-/** The plain answer: every row at or above the bar but `skipRow`, nearest first, earlier rows first among equals. */
+/**
+ * The plain answer: every row at or above the bar but `skipRow`, nearest first, earlier rows first
+ * among equals.
+ */
 function sortedNearest(
   similarities: readonly number[],
   from: number,

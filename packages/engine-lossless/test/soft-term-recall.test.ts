@@ -1,62 +1,23 @@
-import type { AgentMessage, Logger } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
 import {
   loadWordVectorTable,
   type WordVectorTable,
 } from "../src/embeddings/word-vectors/word-vector-table.js";
-import type { LosslessStore } from "../src/store/store.js";
-import { userText } from "./support/conversations.js";
-import { store as stored } from "./support/preparation.js";
+import {
+  type SoftTermSession,
+  silentLogger as silent,
+  storeWith as storeIn,
+  tinyTable as tinyTableIn,
+} from "./support/soft-term-sessions.js";
 import { TempEngines } from "./support/temp-engine.js";
-import { writeTinyVectors } from "./support/word-vectors.js";
 
 const engines = new TempEngines();
 afterAll(() => engines.cleanup());
-const START = Date.UTC(2025, 3, 1, 9);
-const silent: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
-async function tinyTable(): Promise<WordVectorTable> {
-  return loadWordVectorTable(await writeTinyVectors(await engines.directory()), 100);
-}
-
-/**
- * An engine's store holding `texts` as user messages (seq n+1 for texts[n]), and the rows it
- * reads; `unreadable` seqs come back with JSON that does not parse.
- */
-async function storeWith(
-  texts: readonly string[],
-  unreadable: ReadonlySet<number> = new Set(),
-): Promise<{ store: LosslessStore; rowsRead: () => number; add(texts: readonly string[]): Promise<void> }> {
-  const engine = await engines.engine();
-  let messages: AgentMessage[] = texts.map((text, index) => userText(text, START + index));
-  await stored(engine, "s", messages);
-  const inner = (engine as unknown as { store: LosslessStore }).store;
-  let rows = 0;
-  const store = new Proxy(inner, {
-    get(target, property, receiver) {
-      if (property !== "readMessageRange") return Reflect.get(target, property, receiver);
-      return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
-        const page = await target.readMessageRange(...args);
-        rows += page.length;
-        return page.map((row) => (unreadable.has(row.seq) ? { ...row, json: "{not json" } : row));
-      };
-    },
-  });
-  return {
-    store,
-    rowsRead: () => rows,
-    async add(more) {
-      messages = [...messages, ...more.map((text, index) => userText(text, START + messages.length + index))];
-      await stored(engine, "s", messages);
-    },
-  };
-}
+const tinyTable = (): Promise<WordVectorTable> => tinyTableIn(engines);
+const storeWith = (texts: readonly string[], unreadable?: ReadonlySet<number>): Promise<SoftTermSession> =>
+  storeIn(engines, texts, unreadable);
 
 describe("soft term matching over word vectors", () => {
   it("matches a query word through the session's words nearest to it, the word itself first", async () => {
@@ -363,22 +324,6 @@ describe("soft term matching over word vectors", () => {
     expect(car.map((hit) => hit.key)).toEqual([101]);
     const volvo = await recall.nearestMessages(store, "s", "volvo", { limit: 100 });
     expect(volvo).toHaveLength(61); // the 60 exact matches, and "car" as a rare stand-in
-  });
-
-  it("skips a stand-in in more than 100 messages however long the session, at 100 it still counts", async () => {
-    // In a session of 12,000 messages, a hundredth is 120: the bar stops at 100 (10,000 messages).
-    const notes = (volvos: number) =>
-      Array.from({ length: 12_000 }, (_, index) =>
-        index < volvos ? `volvo note ${index}` : `plain note ${index}`,
-      );
-    const carHits = async (volvos: number) => {
-      const session = await storeWith([...notes(volvos), "The car is parked outside."]);
-      const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
-      await recall.warm(session.store, "s");
-      return recall.nearestMessages(session.store, "s", "car", { limit: 200 });
-    };
-    expect((await carHits(101)).map((hit) => hit.key)).toEqual([12_001]);
-    expect(await carHits(100)).toHaveLength(101);
   });
 
   it("turns a table that failed to load into no hits", async () => {

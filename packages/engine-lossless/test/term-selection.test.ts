@@ -7,6 +7,7 @@ import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import { TermSelection } from "../src/store/sqlite/term-selection.js";
 import { textRecord } from "./support/search-index.js";
+import { recordingPhraseReads } from "./support/term-counts.js";
 
 let directory: string;
 let store: SqliteLosslessStore;
@@ -30,37 +31,6 @@ afterEach(async () => {
   await store.close();
   await rm(directory, { recursive: true, force: true });
 });
-
-/**
- * `database`, recording in `reads` the MATCH expression of every read of phrase match ids (the
- * costly query that term selection avoids or narrows), and in `counts` that of every count.
- */
-function recordingPhraseReads(
-  database: Database.Database,
-  reads: string[],
-  counts: string[] = [],
-): Database.Database {
-  return new Proxy(database, {
-    get(target, property) {
-      if (property !== "prepare") return Reflect.get(target, property, target);
-      return (sql: string) => {
-        const statement = target.prepare(sql);
-        // Either order: newest first, or every match when fewer than the cap.
-        const phraseRead = sql.startsWith("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?");
-        const count = sql.includes("count(*)") && sql.includes("messages_fts MATCH ?");
-        if (!phraseRead && !count) return statement;
-        const method = phraseRead ? "all" : "get";
-        const original = statement[method].bind(statement);
-        return Object.assign(statement, {
-          [method]: (...args: unknown[]) => {
-            (phraseRead ? reads : counts).push(String(args[0]));
-            return original(...args);
-          },
-        });
-      };
-    },
-  });
-}
 
 describe("search term selection (sqlite)", () => {
   it("ranks by the rare term when a query mixes it with terms in most messages", async () => {
@@ -315,37 +285,6 @@ describe("search term selection (sqlite)", () => {
       expect(deploy).toMatchObject({ term: "deploy", matches: 100, capped: false });
     } finally {
       database.close();
-    }
-  });
-
-  it("takes a term past what a bounded search ranks as common for it, and not for an unbounded one", async () => {
-    // 25,000 messages: a hundredth is 250, so "heron" in 220 is rare for recall_search; the
-    // per-request search ranks 200 at most, so for it "heron" is common beside the rare "kestrel".
-    const large = openSqliteStore(join(directory, "large.db"), { backgroundIndexDelayMs: false });
-    try {
-      const text = (index: number) =>
-        index < 220 ? `heron note ${index}` : index === 24_000 ? "kestrel note" : `plain note ${index}`;
-      await large.appendMessages(
-        "s1",
-        Array.from({ length: 25_000 }, (_, index) => textRecord("s1", index + 1, text(index))),
-      );
-      const unbounded = await large.searchMessages("s1", ["heron", "kestrel"], 300);
-      expect(unbounded).toHaveLength(221);
-      const bounded = await large.searchMessages("s1", ["heron", "kestrel"], 300, { maxRanked: 200 });
-      expect(bounded.map((hit) => hit.key)).toEqual([24_001]);
-      const database = new Database(join(directory, "large.db"), { readonly: true });
-      try {
-        const selection = new TermSelection(database);
-        const bare = (entries: readonly { term: string }[]) => entries.map((entry) => entry.term);
-        expect(bare(selection.selectCounted(["heron", "kestrel"], undefined, 200))).toEqual(["kestrel"]);
-        // Counted as capped at 200 just before: counted again at the higher cap, not taken as common.
-        expect(selection.select(["heron", "kestrel"])).toEqual(["heron", "kestrel"]);
-        expect(bare(selection.selectCounted(["heron", "kestrel"], undefined, 200))).toEqual(["kestrel"]);
-      } finally {
-        database.close();
-      }
-    } finally {
-      await large.close();
     }
   });
 

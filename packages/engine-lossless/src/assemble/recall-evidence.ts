@@ -12,7 +12,7 @@ import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
-import type { LosslessStore, SearchHit, StoredMessageHead } from "../store/store.js";
+import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
 import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
 import { chooseExchanges, chooseHits, partnerSeqOf, withPartners } from "./evidence-units.js";
 import { excerpterOf } from "./excerpt.js";
@@ -131,16 +131,21 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     request.sessionId,
     chosen.flat().map((head) => head.seq),
   );
-  const jsonBySeq = new Map(stored.map((message) => [message.seq, message.json]));
+  const storedBySeq = new Map(stored.map((message) => [message.seq, message]));
   // A message deleted between the two reads is left out.
   const readable = chosen
-    .map((unit) => unit.filter((head) => jsonBySeq.has(head.seq)))
+    .map((unit) => unit.filter((head) => storedBySeq.has(head.seq)))
     .filter((unit) => unit.length > 0);
   // Each message is rendered once (parsed, excerpted, narrowed): dropping a unit that does not fit
   // only joins the remaining sections again.
   const excerpts = { seqs: heads.excerpted, words, maxTokens: heads.excerptTokens };
   const sections = new Map(
-    readable.flat().map((head) => [head.seq, renderSection(head, jsonBySeq, excerpts, request.counter)]),
+    readable
+      .flat()
+      .map((head) => [
+        head.seq,
+        renderSection(storedBySeq.get(head.seq) as StoredMessage, excerpts, request.counter),
+      ]),
   );
   while (readable.length > 0) {
     const evidence = blockOf(readable.flat(), sections, request.counter);
@@ -281,21 +286,21 @@ function fittedExcerpt(body: string, words: readonly string[], maxTokens: number
 }
 
 /**
- * One message as the block shows it (read back whole from `jsonBySeq`): its header and text, or,
- * for those in `excerpts.seqs`, the excerpt around the query's words, saying where it sits.
+ * One message as the block shows it (as read back whole, header included: a head from the index
+ * of meaning could be older than the store): its header and text, or, for those in
+ * `excerpts.seqs`, the excerpt around the query's words, saying where it sits.
  */
 function renderSection(
-  head: StoredMessageHead,
-  jsonBySeq: ReadonlyMap<number, string>,
+  message: StoredMessage,
   excerpts: { seqs: ReadonlySet<number>; words: readonly string[]; maxTokens: number },
   counter: TokenCounter,
 ): string {
-  const header = readingHeader(head.seq, head.role, head.createdAt);
-  const body = readingBody(JSON.parse(jsonBySeq.get(head.seq) as string) as AgentMessage);
-  if (!excerpts.seqs.has(head.seq)) return `${header}\n${body}`;
+  const header = readingHeader(message.seq, message.role, message.createdAt);
+  const body = readingBody(JSON.parse(message.json) as AgentMessage);
+  if (!excerpts.seqs.has(message.seq)) return `${header}\n${body}`;
   const excerpt = fittedExcerpt(body, excerpts.words, excerpts.maxTokens, counter);
   if (excerpt.from === 0 && excerpt.to === body.length) return `${header}\n${body}`;
-  const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(head.seq)} reads it all)`;
+  const where = `(excerpt: characters ${excerpt.from}–${excerpt.to} of ${body.length}; recall_read ${messageLabel(message.seq)} reads it all)`;
   return `${header} ${where}\n${excerpt.text}`;
 }
 

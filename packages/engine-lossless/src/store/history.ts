@@ -200,6 +200,8 @@ export interface MessageSearchOptions {
    * newest matches while the rarest terms add all of theirs first, so a rare term's oldest match is
    * still found; a store may score a term of several words by its rarity (IDF) alone, as BM25
    * scores one occurrence in a message of average length. Without it every match is ranked.
+   * It also bounds which terms count as common: one matching this many messages or more is left out
+   * while rarer terms remain, since it could not be ranked in full (below 200 matches none is).
    */
   maxRanked?: number;
   /**

@@ -1,8 +1,8 @@
 /**
  * The rows nearest a query among one scan's similarities, kept in a bounded min-heap of typed
  * arrays: a query word's first scan meets hundreds of session words above the similarity bar, and
- * keeping them as objects, cut back by sorting every 192, cost 0.15–0.45 ms of a 0.03 ms scan of
- * 2,000 rows. Reused from search to search; nothing here allocates once it has grown.
+ * keeping them as objects, cut back by sorting every 192, took 35 µs a scan of 2,000 rows against 19
+ * (the scan itself: 33 µs). Reused from search to search: only the answer is allocated.
  */
 export class NearestRows {
   private readonly rows: Int32Array;

@@ -10,7 +10,10 @@ export interface RankedHit extends SearchHit<number> {
   complete: boolean;
 }
 
-/** Whether a hit (`complete`, `score`, `key`) ranks above `other`: a complete match first, then a higher score, then newer. */
+/**
+ * Whether a hit (`complete`, `score`, `key`) ranks above `other`: a complete match first, then a
+ * higher score, then the newer message.
+ */
 export function ranksAbove(complete: boolean, score: number, key: number, other: RankedHit): boolean {
   if (complete !== other.complete) return complete;
   return score > other.score || (score === other.score && key > other.key);

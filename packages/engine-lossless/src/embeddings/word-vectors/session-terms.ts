@@ -13,14 +13,8 @@ import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from 
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
 import { NearestRows } from "./nearest-rows.js";
-import {
-  completeRows,
-  indexOfSorted,
-  insertRanked,
-  type RankedHit,
-  ranksAbove,
-  type Scoring,
-} from "./ranked-hits.js";
+import { completeRows, insertRanked, type RankedHit, ranksAbove, type Scoring } from "./ranked-hits.js";
+import { RowHeads } from "./row-heads.js";
 import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
 import type { WordVectorTable } from "./word-vector-table.js";
 
@@ -55,8 +49,8 @@ const COMMON_SHARE = 0.01;
 const MIN_COMMON = 50;
 /**
  * The bar stops rising here (at 10,000 messages), so the postings a prompt scores stop growing with
- * the session: a stand-in is scored in up to `MAX_POSTINGS` messages, and 48 of them per query
- * word. With the bar at a hundredth of 50,000 messages, prompts of the engine bench scored 16,600
+ * the session: a stand-in is scored in at most this many messages, and 48 of them per query word.
+ * With the bar at a hundredth of 50,000 messages, prompts of the engine bench scored 16,600
  * stand-in postings each on average (4,100 at 10,000), and the search took 1.7–2.1 ms on average
  * instead of 1.0. The quality suite's sessions are smaller: its bar is `MIN_COMMON` throughout.
  */
@@ -90,13 +84,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private readonly vectors: VectorRows;
   /** Per row of `vectors`, its vocabulary word. */
   private vectorWords: number[] = [];
-  private seqs: number[] = [];
+  /** One row per indexed message, with its head. */
+  private readonly rows = new RowHeads();
   private lengths: number[] = [];
-  /** Per row, the rest of its message's head (see `heads`); roles are kept once each. */
-  private roles: string[] = [];
-  private createdAts: number[] = [];
-  private tokenCounts: number[] = [];
-  private readonly roleNames = new Map<string, string>();
   private totalLength = 0;
   /** Picks a scan's nearest rows. */
   private readonly nearest = new NearestRows(MAX_NEIGHBOURS);
@@ -128,7 +118,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * matches first (see `COMPLETE_MATCH_TERMS`), then by score.
    */
   search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
-    const count = this.seqs.length;
+    const count = this.rows.count;
     if (count === 0 || limit <= 0) return [];
     this.ensureScratch(count);
     const best: RankedHit[] = [];
@@ -136,7 +126,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     try {
       const scoring = this.scoreRows(query, count, skip);
       scoredCount = scoring.scored;
-      const { totals, scored, seqs } = this;
+      const { totals, scored } = this;
+      const { seqs } = this.rows;
       // Rows `skip` names were never scored (see `scoreRows`), so none of them is complete.
       const complete =
         scoring.present.length >= COMPLETE_MATCH_TERMS
@@ -182,7 +173,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * one add and one division: `rarity·s·(k1+1) / (s + k1·(1−b) + k1·b·length/average)`.
    */
   private scoreRows(query: string, count: number, skip: ((seq: number) => boolean) | undefined): Scoring {
-    const { totals, termBest, scored, touched, lengths, seqs } = this;
+    const { totals, termBest, scored, touched, lengths } = this;
+    const { seqs } = this.rows;
     const lengthWeight = (K1 * B * count) / Math.max(1, this.totalLength);
     const base = K1 * (1 - B);
     let scoredCount = 0;
@@ -309,40 +301,35 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     keepNearest(list.neighbours);
   }
 
+  /**
+   * Adds a page whole or not at all: a failure midway (a word's vector that memory cannot take)
+   * drops the page's rows again, so the page read again next time is not indexed twice. Words it
+   * added to the vocabulary stay, without postings until then.
+   */
   protected addPage(page: readonly StoredMessage[]): void {
-    // Texts first: a page is added whole or not at all (a failure here leaves the index as it was).
     const texts = page.map(readableText);
-    for (const [index, stored] of page.entries()) this.add(stored, texts[index] ?? "");
+    const rowsBefore = this.rows.count;
+    const lengthBefore = this.totalLength;
+    try {
+      for (const [index, stored] of page.entries()) this.add(stored, texts[index] ?? "");
+    } catch (error) {
+      this.rows.truncate(rowsBefore);
+      this.lengths.length = rowsBefore;
+      this.totalLength = lengthBefore;
+      for (const postings of this.postings) {
+        while ((postings[postings.length - 1] ?? -1) >= rowsBefore) postings.pop();
+      }
+      throw error;
+    }
   }
 
-  /**
-   * The heads of the indexed messages among `seqs` (a message's head never changes, so the index
-   * answers for the store), in the order asked; seqs it has not indexed are left out.
-   */
+  /** The heads of the indexed messages among `seqs` (see `RowHeads`); seqs not indexed are left out. */
   heads(seqs: readonly number[]): StoredMessageHead[] {
-    const heads: StoredMessageHead[] = [];
-    for (const seq of seqs) {
-      // Rows are added in seq order.
-      const row = indexOfSorted(this.seqs, seq);
-      if (row < 0) continue;
-      heads.push({
-        seq,
-        role: this.roles[row] as string,
-        createdAt: this.createdAts[row] as number,
-        tokens: this.tokenCounts[row] as number,
-      });
-    }
-    return heads;
+    return this.rows.heads(seqs);
   }
 
   private add(stored: StoredMessage, text: string): void {
-    const { seq, role } = stored;
-    const row = this.seqs.length;
-    this.seqs.push(seq);
-    if (!this.roleNames.has(role)) this.roleNames.set(role, role);
-    this.roles.push(this.roleNames.get(role) as string);
-    this.createdAts.push(stored.createdAt);
-    this.tokenCounts.push(stored.tokens);
+    const row = this.rows.push(stored);
     const words = indexedWords(text);
     for (const match of words) {
       const term = termOf(match);
@@ -393,7 +380,10 @@ function unitRow(table: WordVectorTable, row: number): Float32Array {
   return vector;
 }
 
-/** Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the `MAX_NEIGHBOURS` nearest. */
+/**
+ * Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the
+ * `MAX_NEIGHBOURS` nearest.
+ */
 function keepNearest(neighbours: Neighbour[]): void {
   neighbours.sort((left, right) => right.similarity - left.similarity);
   neighbours.length = Math.min(neighbours.length, MAX_NEIGHBOURS);

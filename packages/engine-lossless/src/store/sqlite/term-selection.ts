@@ -80,10 +80,11 @@ function isRare(entry: CountedTerm): boolean {
 }
 
 interface KeptCount {
-  /** Matches among messages up to row id `countedTo`, counted up to the cap of the time. */
+  /** Matches among messages up to row id `countedTo`: all of them, unless `capped`. */
   matches: number;
+  /** Counting stopped at `cap`: the term has at least `matches`, maybe more. */
   capped: boolean;
-  /** That cap: a term capped at a lower one than asked for is counted again. */
+  /** The cap counting stopped at, when it did: a lower one than asked for is counted again. */
   cap: number;
   countedTo: number;
   /** The store size when the term was last counted from the start. */
@@ -120,7 +121,7 @@ export class TermSelection {
    * `select` skips (it keeps them all the same). Matches a few phrases at most (`MAX_MATCHED_PHRASES`).
    *
    * A caller that ranks at most `rankable` matches (the per-request search, `maxRanked`) gets a
-   * term with more than that (and more than `MIN_CAP`) counted as common: it could not rank them
+   * term with that many or more (and at least `MIN_CAP`) counted as common: it could not rank them
    * all, and counting up to a hundredth of a large store made that search grow with the session (a
    * word of a pasted log counted up to 500 matches at 50,000 messages; the bench's slowest prompts
    * there took 1 to 8 ms less in the full-text search with the cap at 200).
@@ -130,7 +131,10 @@ export class TermSelection {
     storeSize = this.storeSize(),
     rankable = Number.POSITIVE_INFINITY,
   ): CountedTerm[] {
-    const cap = Math.max(MIN_CAP, Math.min(capFor(storeSize), rankable));
+    const cap = Math.max(
+      MIN_CAP,
+      Math.min(capFor(storeSize), Number.isFinite(rankable) ? rankable : Number.POSITIVE_INFINITY),
+    );
     const phrases: PhraseToMatch[] = [];
     const counted = terms.map((term, index): Counted => {
       const words = term.match(WORD_RUN) ?? [];
@@ -281,8 +285,10 @@ export class TermSelection {
    * `term`'s matches up to `cap`, kept across calls: a prompt's words recur in the next prompts,
    * and a count read cold costs more than the ranking that follows. A kept count is brought up to
    * date by counting only the messages indexed since (`storeSize` is the index's watermark: every
-   * message up to it is indexed, none above it); a term that reached the cap stays common
-   * until the store has grown by `COUNT_STALE_GROWTH`, and this store's deletes forget every count
+   * message up to it is indexed, none above it); a term whose count stopped at the cap stays
+   * common until the store has grown by `COUNT_STALE_GROWTH` (or a higher cap than the store's
+   * share at the time is asked for: the per-request search's cap is lower, see `selectCounted`),
+   * and this store's deletes forget every count
    * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
    * and their row ids are used again. That shifts which terms are ranked and which phrases are
    * tried first, never which messages a term matches: a count of 0 is counted afresh, and phrase
@@ -293,7 +299,9 @@ export class TermSelection {
     this.kept.delete(term);
     let entry: KeptCount;
     const stillCommon =
-      kept?.capped === true && kept.cap >= cap && storeSize <= kept.countedAt * (1 + COUNT_STALE_GROWTH);
+      kept?.capped === true &&
+      kept.cap >= Math.min(cap, capFor(kept.countedAt)) &&
+      storeSize <= kept.countedAt * (1 + COUNT_STALE_GROWTH);
     // A count of 0 is never kept: it is cheap to count again, and one that fell behind would
     // leave the term out of every search (see above).
     if (
@@ -311,10 +319,13 @@ export class TermSelection {
     } else if (stillCommon) {
       entry = kept;
     } else {
+      // An exact count stays exact (whatever cap it is asked with next), unless this count stops.
       const added =
-        storeSize > kept.countedTo ? this.countAbove(term, kept.countedTo, storeSize, cap).matches : 0;
-      const matches = kept.matches + added;
-      entry = { matches, capped: matches >= cap, cap, countedTo: storeSize, countedAt: kept.countedAt };
+        storeSize > kept.countedTo
+          ? this.countAbove(term, kept.countedTo, storeSize, cap)
+          : { matches: 0, capped: false };
+      const matches = kept.matches + added.matches;
+      entry = { matches, capped: added.capped, cap, countedTo: storeSize, countedAt: kept.countedAt };
     }
     this.kept.set(term, entry);
     if (this.kept.size > KEPT_COUNTS) this.kept.delete(this.kept.keys().next().value as string);

@@ -1,0 +1,69 @@
+import type { AgentMessage, Logger } from "@clew/core";
+import {
+  loadWordVectorTable,
+  type WordVectorTable,
+} from "../../src/embeddings/word-vectors/word-vector-table.js";
+import type { LosslessStore } from "../../src/store/store.js";
+import { userText } from "./conversations.js";
+import { store as stored } from "./preparation.js";
+import type { TempEngines } from "./temp-engine.js";
+import { writeTinyVectors } from "./word-vectors.js";
+
+export const SOFT_TERMS_START = Date.UTC(2025, 3, 1, 9);
+
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** The tiny word-vector table of `word-vectors.ts`, loaded as an engine loads a file. */
+export async function tinyTable(engines: TempEngines): Promise<WordVectorTable> {
+  return loadWordVectorTable(await writeTinyVectors(await engines.directory()), 100);
+}
+
+export interface SoftTermSession {
+  store: LosslessStore;
+  /** Messages read by `readMessageRange` so far (what indexing reads). */
+  rowsRead(): number;
+  /** Stores `texts` as further user messages. */
+  add(texts: readonly string[]): Promise<void>;
+}
+
+/**
+ * An engine's store holding `texts` as user messages (seq n+1 for texts[n]), and the rows it
+ * reads; `unreadable` seqs come back with JSON that does not parse.
+ */
+export async function storeWith(
+  engines: TempEngines,
+  texts: readonly string[],
+  unreadable: ReadonlySet<number> = new Set(),
+): Promise<SoftTermSession> {
+  const engine = await engines.engine();
+  let messages: AgentMessage[] = texts.map((text, index) => userText(text, SOFT_TERMS_START + index));
+  await stored(engine, "s", messages);
+  const inner = (engine as unknown as { store: LosslessStore }).store;
+  let rows = 0;
+  const store = new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property !== "readMessageRange") return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
+        const page = await target.readMessageRange(...args);
+        rows += page.length;
+        return page.map((row) => (unreadable.has(row.seq) ? { ...row, json: "{not json" } : row));
+      };
+    },
+  });
+  return {
+    store,
+    rowsRead: () => rows,
+    async add(more) {
+      messages = [
+        ...messages,
+        ...more.map((text, index) => userText(text, SOFT_TERMS_START + messages.length + index)),
+      ];
+      await stored(engine, "s", messages);
+    },
+  };
+}
