@@ -82,10 +82,8 @@ function isRare(entry: CountedTerm): boolean {
 interface KeptCount {
   /** Matches among messages up to row id `countedTo`: all of them, unless `capped`. */
   matches: number;
-  /** Counting stopped at `cap`: the term has at least `matches`, maybe more. */
+  /** Counting stopped at the cap of the time: the term has at least `matches`, maybe more. */
   capped: boolean;
-  /** The cap counting stopped at, when it did: a lower one than asked for is counted again. */
-  cap: number;
   countedTo: number;
   /** The store size when the term was last counted from the start. */
   countedAt: number;
@@ -285,10 +283,10 @@ export class TermSelection {
    * `term`'s matches up to `cap`, kept across calls: a prompt's words recur in the next prompts,
    * and a count read cold costs more than the ranking that follows. A kept count is brought up to
    * date by counting only the messages indexed since (`storeSize` is the index's watermark: every
-   * message up to it is indexed, none above it); a term whose count stopped at the cap stays
-   * common until the store has grown by `COUNT_STALE_GROWTH` (or a higher cap than the store's
-   * share at the time is asked for: the per-request search's cap is lower, see `selectCounted`),
-   * and this store's deletes forget every count
+   * message up to it is indexed, none above it); a term found common (at the cap asked, or at the
+   * store's share when it was counted: the per-request search's cap is lower, see `selectCounted`)
+   * stays common, uncounted, until the store has grown by `COUNT_STALE_GROWTH`; a count that
+   * stopped at a lower cap than asked is counted again; and this store's deletes forget every count
    * (`forgetCounts`). A count can still fall behind: another process deletes the newest messages
    * and their row ids are used again. That shifts which terms are ranked and which phrases are
    * tried first, never which messages a term matches: a count of 0 is counted afresh, and phrase
@@ -298,9 +296,11 @@ export class TermSelection {
     const kept = this.kept.get(term);
     this.kept.delete(term);
     let entry: KeptCount;
+    // Common at this cap, or at the store's share when it was counted (the share rises with the
+    // store; the per-request search's cap is lower), exactly counted or not.
     const stillCommon =
-      kept?.capped === true &&
-      kept.cap >= Math.min(cap, capFor(kept.countedAt)) &&
+      kept !== undefined &&
+      kept.matches >= Math.min(cap, capFor(kept.countedAt)) &&
       storeSize <= kept.countedAt * (1 + COUNT_STALE_GROWTH);
     // A count of 0 is never kept: it is cheap to count again, and one that fell behind would
     // leave the term out of every search (see above).
@@ -310,12 +310,7 @@ export class TermSelection {
       storeSize < kept.countedTo ||
       (kept.capped && !stillCommon)
     ) {
-      entry = {
-        ...this.countAbove(term, 0, storeSize, cap),
-        cap,
-        countedTo: storeSize,
-        countedAt: storeSize,
-      };
+      entry = { ...this.countAbove(term, 0, storeSize, cap), countedTo: storeSize, countedAt: storeSize };
     } else if (stillCommon) {
       entry = kept;
     } else {
@@ -325,11 +320,12 @@ export class TermSelection {
           ? this.countAbove(term, kept.countedTo, storeSize, cap)
           : { matches: 0, capped: false };
       const matches = kept.matches + added.matches;
-      entry = { matches, capped: added.capped, cap, countedTo: storeSize, countedAt: kept.countedAt };
+      entry = { matches, capped: added.capped, countedTo: storeSize, countedAt: kept.countedAt };
     }
     this.kept.set(term, entry);
     if (this.kept.size > KEPT_COUNTS) this.kept.delete(this.kept.keys().next().value as string);
-    return entry.capped ? cap : Math.min(entry.matches, cap);
+    // A count kept through its grace says common, whatever it holds.
+    return entry === kept || entry.capped ? cap : Math.min(entry.matches, cap);
   }
 
   /** Forgets every kept count: messages were deleted, and their row ids may be used again. */
