@@ -10,7 +10,7 @@
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
-import { messageLabel, readingBody, readingHeader } from "../recall/message-text.js";
+import { messageLabel, readingHeader, storedReadingBody } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
 import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
@@ -296,7 +296,7 @@ function renderSection(
   counter: TokenCounter,
 ): string {
   const header = readingHeader(message.seq, message.role, message.createdAt);
-  const body = readingBody(JSON.parse(message.json) as AgentMessage);
+  const body = storedReadingBody(message);
   if (!excerpts.seqs.has(message.seq)) return `${header}\n${body}`;
   const excerpt = fittedExcerpt(body, excerpts.words, excerpts.maxTokens, counter);
   if (excerpt.from === 0 && excerpt.to === body.length) return `${header}\n${body}`;

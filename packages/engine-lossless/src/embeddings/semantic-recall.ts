@@ -13,8 +13,8 @@
  * Failures are data: when the embedder throws or breaks its contract, the search returns no hits
  * (recall then ranks by words alone) and the reason is logged once per distinct message.
  */
-import type { AgentMessage, Logger } from "@clew/core";
-import { readingBody } from "../recall/message-text.js";
+import type { Logger } from "@clew/core";
+import { storedReadingBody } from "../recall/message-text.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
 import { PagedSessionIndex, SessionIndexes } from "./session-indexes.js";
 import { embedChecked, type TextEmbedder } from "./text-embedder.js";
@@ -159,7 +159,7 @@ class SessionVectors extends PagedSessionIndex<TextEmbedder> {
   }
 
   protected async addPage(page: readonly StoredMessage[]): Promise<void> {
-    const texts = page.map((stored) => readingBody(JSON.parse(stored.json) as AgentMessage));
+    const texts = page.map(storedReadingBody);
     const vectors = await embedChecked(this.embedder, texts);
     for (const [index, stored] of page.entries()) this.append(stored.seq, vectors[index] as Float32Array);
   }

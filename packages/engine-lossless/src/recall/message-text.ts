@@ -31,6 +31,11 @@ function minuteTime(epochMs: number): string {
   return Number.isFinite(epochMs) ? `${new Date(epochMs).toISOString().slice(0, 16)}Z` : "unknown";
 }
 
+/** The reading body (`readingBody`) of a stored message; throws a SyntaxError when its JSON does not parse. */
+export function storedReadingBody(stored: { json: string }): string {
+  return readingBody(JSON.parse(stored.json) as AgentMessage);
+}
+
 /** The body of a message for reading; every character of its text parts, unchanged. */
 export function readingBody(message: AgentMessage): string {
   const record = message as unknown as Record<string, unknown>;

@@ -57,12 +57,14 @@ export async function recallRead(
   const page: RecallPage = { messages: [], tokens: 0 };
   for (const row of rows) {
     const header = readingHeader(row.seq, row.role, row.createdAt);
-    const body = readingBody(JSON.parse(row.json) as AgentMessage);
+    // Parsed once: the body, and the message itself for a row read whole.
+    const message = JSON.parse(row.json) as AgentMessage;
+    const body = readingBody(message);
     const offset = row.seq === cursor.seq ? cursor.offset : 0;
     const whole = `${header}\n${body}`;
     const tokens = counter.countText(whole);
     if (offset === 0 && page.tokens + tokens <= maxTokens) {
-      page.messages.push({ ...facts(row), text: whole, message: JSON.parse(row.json) as AgentMessage });
+      page.messages.push({ ...facts(row), text: whole, message });
       page.tokens += tokens;
       continue;
     }

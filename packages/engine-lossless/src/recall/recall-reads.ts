@@ -3,9 +3,8 @@
  * (complete matches, summaries covering listed messages) and the hits' snippets look at the same
  * rows.
  */
-import type { AgentMessage } from "@clew/core";
 import type { LosslessStore, StoredMessage, StoredSummary } from "../store/store.js";
-import { readingBody } from "./message-text.js";
+import { storedReadingBody } from "./message-text.js";
 
 export class RecallReads {
   private readonly messageRows = new Map<number, StoredMessage>();
@@ -30,7 +29,7 @@ export class RecallReads {
   body(message: StoredMessage): string {
     let body = this.bodies.get(message.seq);
     if (body === undefined) {
-      body = readingBody(JSON.parse(message.json) as AgentMessage);
+      body = storedReadingBody(message);
       this.bodies.set(message.seq, body);
     }
     return body;

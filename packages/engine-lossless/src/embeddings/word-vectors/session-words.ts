@@ -3,8 +3,7 @@
  * of a query it searches, both through the same rule (`termOf`), so that a query word meets the
  * word a message wrote.
  */
-import type { AgentMessage } from "@clew/core";
-import { readingBody } from "../../recall/message-text.js";
+import { storedReadingBody } from "../../recall/message-text.js";
 import { isStopword, POSSESSIVE, queryWords } from "../../recall/query-words.js";
 import type { StoredMessage } from "../../store/store.js";
 
@@ -56,7 +55,7 @@ export function termOf(word: string): string | undefined {
 /** A stored message's readable text; a row that cannot be read counts as empty (never blocks the index). */
 export function readableText(stored: StoredMessage): string {
   try {
-    return readingBody(JSON.parse(stored.json) as AgentMessage);
+    return storedReadingBody(stored);
   } catch {
     return "";
   }
