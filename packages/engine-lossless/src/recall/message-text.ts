@@ -31,9 +31,20 @@ function minuteTime(epochMs: number): string {
   return Number.isFinite(epochMs) ? `${new Date(epochMs).toISOString().slice(0, 16)}Z` : "unknown";
 }
 
+/**
+ * Reading bodies of frozen stored rows, by row: a store that caches rows (the SQLite store does)
+ * returns the same frozen object again, and its body need not be parsed again. Weak, so a body
+ * goes when its row does; only frozen rows, whose JSON cannot change under the key.
+ */
+const bodiesOfFrozenRows = new WeakMap<object, string>();
+
 /** The reading body (`readingBody`) of a stored message; throws a SyntaxError when its JSON does not parse. */
 export function storedReadingBody(stored: { json: string }): string {
-  return readingBody(JSON.parse(stored.json) as AgentMessage);
+  const known = bodiesOfFrozenRows.get(stored);
+  if (known !== undefined) return known;
+  const body = readingBody(JSON.parse(stored.json) as AgentMessage);
+  if (Object.isFrozen(stored)) bodiesOfFrozenRows.set(stored, body);
+  return body;
 }
 
 /** The body of a message for reading; every character of its text parts, unchanged. */

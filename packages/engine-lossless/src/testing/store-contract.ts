@@ -146,6 +146,20 @@ export function runLosslessStoreContractSuite(
     );
 
     it(
+      "reads by seq what is stored now: each seq once, and a re-written session's new messages",
+      withStore(async ({ store }) => {
+        await appendWords(store, "s1", ["a", "b", "c"]);
+        const words = async (seqs: number[]) =>
+          (await store.readMessages("s1", seqs)).map((stored) => JSON.parse(stored.json).content);
+        expect(await words([3, 1, 3, 1])).toEqual(["a", "c"]);
+        // Read again (a store may keep rows it read): the same seqs now name other messages.
+        await store.deleteSession("s1");
+        await appendWords(store, "s1", ["x", "y"]);
+        expect(await words([1, 2, 3])).toEqual(["x", "y"]);
+      }),
+    );
+
+    it(
       "searches message text by words, codes and paths, best first, within the session",
       withStore(async ({ store }) => {
         await store.appendMessages("s1", [

@@ -6,6 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import type { ContextView, MessageRangeQuery, SessionStats, StoredMessage, StoredSummary } from "../store.js";
+import { MessageRowCache } from "./message-row-cache.js";
 import {
   type ContextItemRow,
   type MessageRow,
@@ -21,10 +22,14 @@ import type { Statements } from "./statements.js";
 const NARROW_WINDOW_MESSAGES = 2_000;
 
 export class SqliteHistoryReader {
+  private readonly cache: MessageRowCache;
+
   constructor(
     private readonly database: Database.Database,
     private readonly statements: Statements,
-  ) {}
+  ) {
+    this.cache = new MessageRowCache(database);
+  }
 
   contextView(sessionId: string): ContextView {
     return this.database.transaction(() => {
@@ -50,11 +55,29 @@ export class SqliteHistoryReader {
     };
   }
 
+  /** Messages with these seqs, in seq order, each once; recently read ones from the cache. */
   messages(sessionId: string, seqs: readonly number[]): StoredMessage[] {
     const session = findSession(this.statements, sessionId);
     if (session === undefined || seqs.length === 0) return [];
-    const rows = this.statements.readMessagesBySeq.all(session.id, JSON.stringify(seqs)) as MessageRow[];
-    return rows.map(toStoredMessage);
+    this.cache.validate();
+    const found = new Map<number, StoredMessage>();
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      if (found.has(seq)) continue;
+      const cached = this.cache.get(session.id, seq);
+      if (cached === undefined) missing.push(seq);
+      else found.set(seq, cached);
+    }
+    if (missing.length > 0) {
+      const rows = this.statements.readMessagesBySeq.all(session.id, JSON.stringify(missing)) as MessageRow[];
+      for (const row of rows) found.set(row.seq, this.cache.put(session.id, toStoredMessage(row)));
+    }
+    return [...found.values()].sort((left, right) => left.seq - right.seq);
+  }
+
+  /** Forgets cached rows: this connection deleted messages, whose seqs may name others later. */
+  forgetMessages(): void {
+    this.cache.clear();
   }
 
   messageRange(sessionId: string, query: MessageRangeQuery): StoredMessage[] {

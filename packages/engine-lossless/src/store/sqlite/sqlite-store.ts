@@ -277,6 +277,7 @@ export class SqliteLosslessStore implements LosslessStore {
         this.searchIndex.catchUp();
         // Their row ids may be used again: counts kept for term selection would fall behind.
         this.termSelection.forgetCounts();
+        this.reader.forgetMessages();
         return this.recorder.deleteSession(sessionId);
       })(),
     );
