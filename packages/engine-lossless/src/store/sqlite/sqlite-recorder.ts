@@ -8,7 +8,6 @@ import type {
   DeletedSession,
   NewAssemblyRecord,
   NewCompactionPass,
-  ReclaimMode,
   ReclaimResult,
   RecordRetention,
   RetentionResult,
@@ -20,7 +19,7 @@ import type {
 } from "../records.js";
 import { emptySessionReport } from "../records.js";
 import { prepareRecorderStatements, type RecorderStatements } from "./recorder-statements.js";
-import { mergeSearchIndexes } from "./search-merge.js";
+import { optimizeSearchIndexes } from "./search-merge.js";
 import { truncateWal } from "./wal.js";
 
 /** Most free pages one incremental reclaim returns (64 MB at 4 KB pages), so upkeep stays short. */
@@ -207,22 +206,40 @@ export class SqliteRecorder {
   }
 
   /**
-   * Both first merge the full-text indexes' segments (`search-merge.ts`). Then `incremental`
-   * frees at most `INCREMENTAL_PAGES` pages and only when the file was created with
-   * incremental auto-vacuum; `full` rewrites the file with `VACUUM` (and switches it to incremental
-   * auto-vacuum, so later upkeep can free space in small steps). Both then truncate the WAL (see
-   * `truncateWal`), so the freed bytes leave the disk now.
+   * A `full` reclaim: merges the full-text indexes into one segment each (`search-merge.ts`),
+   * rewrites the file with `VACUUM` (switching it to incremental auto-vacuum, so later upkeep can
+   * free space in small steps) and truncates the WAL, waiting for readers. Blocks writers while it
+   * runs; for an explicit command. Upkeep's `incremental` reclaim is stepped by the store, ending
+   * with `finishIncrementalReclaim`.
    */
-  reclaimSpace(mode: ReclaimMode): ReclaimResult {
+  reclaimAll(): ReclaimResult {
     const bytesBefore = this.sizeOnDisk();
-    mergeSearchIndexes(this.database, mode);
-    if (mode === "full") {
-      this.database.pragma("auto_vacuum = INCREMENTAL");
-      this.database.exec("VACUUM");
-    } else if (Number(this.database.pragma("auto_vacuum", { simple: true })) === 2) {
+    optimizeSearchIndexes(this.database);
+    this.database.pragma("auto_vacuum = INCREMENTAL");
+    this.database.exec("VACUUM");
+    truncateWal(this.database, true);
+    return this.reclaimResult(bytesBefore);
+  }
+
+  /**
+   * The end of an `incremental` reclaim whose index merges are done: frees at most
+   * `INCREMENTAL_PAGES` pages, only when the file was created with incremental auto-vacuum, then
+   * truncates the WAL unless a reader holds it, so the freed bytes leave the disk now.
+   */
+  finishIncrementalReclaim(bytesBefore: number): ReclaimResult {
+    if (Number(this.database.pragma("auto_vacuum", { simple: true })) === 2) {
       this.database.exec(`PRAGMA incremental_vacuum(${INCREMENTAL_PAGES})`);
     }
-    truncateWal(this.database, mode === "full");
+    truncateWal(this.database, false);
+    return this.reclaimResult(bytesBefore);
+  }
+
+  /** Bytes of the database with its WAL, now. */
+  bytesOnDisk(): number {
+    return this.sizeOnDisk();
+  }
+
+  private reclaimResult(bytesBefore: number): ReclaimResult {
     const pageSize = Number(this.database.pragma("page_size", { simple: true }));
     const freePages = Number(this.database.pragma("freelist_count", { simple: true }));
     return { bytesBefore, bytesAfter: this.sizeOnDisk(), reclaimableBytes: pageSize * freePages };

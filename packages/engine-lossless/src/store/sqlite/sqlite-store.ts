@@ -1,7 +1,9 @@
 /**
  * The SQLite implementation of the store seam (better-sqlite3): one database file per agent, WAL,
- * one short transaction per write. better-sqlite3 is synchronous, so each call finishes before
- * the promise it returns settles and no two writes of this process ever interleave.
+ * one short transaction per write. better-sqlite3 is synchronous, so each transaction finishes
+ * before anything else of this process runs and no two of them ever interleave. Background work
+ * that would hold the event loop long (`settle`, an incremental `reclaimSpace`) runs as several
+ * transactions with the event loop free between them.
  */
 import { statSync } from "node:fs";
 import Database from "better-sqlite3";
@@ -48,6 +50,7 @@ import type {
 } from "../summary-jobs.js";
 import { configureConnection, migrate } from "./schema.js";
 import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
+import { MAX_MERGE_STEPS, mergeSearchIndexStep, SEARCH_INDEXES } from "./search-merge.js";
 import { SqliteHistoryReader } from "./sqlite-history-reader.js";
 import { SqliteRecorder } from "./sqlite-recorder.js";
 import { SqliteSearch } from "./sqlite-search.js";
@@ -283,8 +286,24 @@ export class SqliteLosslessStore implements LosslessStore {
     );
   }
 
+  /**
+   * `full` in one go (an explicit command). `incremental` (upkeep, in the background) merges the
+   * full-text indexes a step at a time with the event loop free in between, and empties the WAL
+   * each step leaves: in one go, merging and checkpointing the index of 50,000 messages held the
+   * event loop for 0.4–0.6 s.
+   */
   async reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult> {
-    return this.run("reclaimSpace", () => this.recorder.reclaimSpace(mode));
+    if (mode === "full") return this.run("reclaimSpace", () => this.recorder.reclaimAll());
+    const bytesBefore = this.run("reclaimSpace", () => this.recorder.bytesOnDisk());
+    for (const index of SEARCH_INDEXES) {
+      for (let step = 0; step < MAX_MERGE_STEPS; step++) {
+        const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));
+        if (!merged) break;
+        this.run("reclaimSpace", () => this.searchIndex.truncateWalIfLarge());
+        await nextMacrotask();
+      }
+    }
+    return this.run("reclaimSpace", () => this.recorder.finishIncrementalReclaim(bytesBefore));
   }
 
   async lastUpkeepAt(): Promise<number | undefined> {
