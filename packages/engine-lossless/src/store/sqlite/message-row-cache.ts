@@ -12,8 +12,12 @@
 import type Database from "better-sqlite3";
 import type { StoredMessage } from "../store.js";
 
-/** JSON characters kept at most (about 8 MB when the text is ASCII, twice that otherwise). */
-export const MESSAGE_CACHE_CHARS = 8_000_000;
+/**
+ * JSON characters kept at most (2 MB when the text is ASCII, twice that otherwise; their reading
+ * bodies, kept by row, about as much again). The repeats are the last few prompts' evidence, about
+ * 20 KB a prompt on the bench at 50k messages, and the long tool outputs shown as excerpts.
+ */
+export const MESSAGE_CACHE_CHARS = 2_000_000;
 /** A row over this share of the cache is returned, not kept: it would push out many others. */
 const LARGEST_SHARE = 1 / 16;
 

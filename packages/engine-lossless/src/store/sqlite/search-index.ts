@@ -54,6 +54,11 @@ export interface SearchIndexOptions {
   backgroundBatch: number;
   /** The database file, for checkpointing its WAL after bulk work; undefined in memory. */
   path: string | undefined;
+  /**
+   * Empties a grown WAL off the event loop (the store's `WalCheckpointer`, then a truncation that
+   * finds nothing left to copy). Without it the WAL is truncated here, holding the event loop.
+   */
+  emptyWal?: () => void;
 }
 
 export const DEFAULT_SEARCH_INDEX_OPTIONS: Omit<SearchIndexOptions, "path"> = {
@@ -72,6 +77,12 @@ const CHECKPOINT_WAL_BYTES = 1024 * 1024;
  * keep a second copy of the written pages until the next write.
  */
 const TRUNCATE_NOW_WAL_BYTES = 64 * 1024 * 1024;
+/**
+ * With `emptyWal`, a WAL past this size after a bulk write is emptied at once: off the event loop
+ * it costs a bulk import nothing, and SQLite's own checkpoint at 64 MB, inside a commit, then
+ * finds the log already copied.
+ */
+const EMPTY_AFTER_BULK_WAL_BYTES = 16 * 1024 * 1024;
 
 interface Progress {
   indexedTo: number;
@@ -146,8 +157,11 @@ export class MessageSearchIndex {
    * truncates the WAL it left checkpointed but at full size (see `TRUNCATE_NOW_WAL_BYTES`).
    */
   afterWrite(messages: number): void {
-    if (messages >= BULK_WRITE_MESSAGES && walBytes(this.options.path) > TRUNCATE_NOW_WAL_BYTES) {
-      this.truncateWal();
+    if (messages >= BULK_WRITE_MESSAGES) {
+      const { emptyWal } = this.options;
+      const walSize = walBytes(this.options.path);
+      if (emptyWal !== undefined && walSize > EMPTY_AFTER_BULK_WAL_BYTES) emptyWal();
+      else if (emptyWal === undefined && walSize > TRUNCATE_NOW_WAL_BYTES) this.truncateWal();
     }
     this.schedule();
   }
@@ -174,9 +188,16 @@ export class MessageSearchIndex {
     if (this.options.path !== undefined) truncateWal(this.database, false);
   }
 
-  /** Truncates the WAL when it has grown past what a background step leaves (see `truncateWal`). */
+  /** Whether the WAL has grown past what a background step leaves. */
+  walIsLarge(): boolean {
+    return walBytes(this.options.path) > CHECKPOINT_WAL_BYTES;
+  }
+
+  /** Empties the WAL when it is large (`emptyWal`, else `truncateWal`). */
   truncateWalIfLarge(): void {
-    if (walBytes(this.options.path) > CHECKPOINT_WAL_BYTES) this.truncateWal();
+    if (!this.walIsLarge()) return;
+    if (this.options.emptyWal === undefined) this.truncateWal();
+    else this.options.emptyWal();
   }
 
   private startTimer(delayMs: number): void {

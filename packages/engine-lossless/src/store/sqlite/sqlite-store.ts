@@ -59,6 +59,7 @@ import { SqliteViewWriter } from "./sqlite-view-writer.js";
 import { prepareStatements } from "./statements.js";
 import { TermSelection } from "./term-selection.js";
 import { walBytes } from "./wal.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 export interface SqliteStoreOptions {
   /** Epoch milliseconds for `created_at` of new sessions. Defaults to `Date.now`. */
@@ -99,6 +100,8 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly recorder: SqliteRecorder;
   private readonly jobs: SqliteSummaryJobs;
   private readonly searchIndex: MessageSearchIndex;
+  /** Checkpoints off the event loop; undefined in memory (no WAL). */
+  private readonly checkpointer: WalCheckpointer | undefined;
   private closed = false;
 
   constructor(
@@ -110,10 +113,13 @@ export class SqliteLosslessStore implements LosslessStore {
     const statements = prepareStatements(database);
     this.recorder = new SqliteRecorder(database, () => fileBytes(path));
     this.jobs = new SqliteSummaryJobs(database);
+    const inMemory = path === ":memory:" || path === "";
+    this.checkpointer = inMemory ? undefined : new WalCheckpointer(path);
     this.searchIndex = new MessageSearchIndex(database, {
       ...DEFAULT_SEARCH_INDEX_OPTIONS,
       backgroundDelayMs: backgroundIndexDelayMs,
-      path: path === ":memory:" || path === "" ? undefined : path,
+      path: inMemory ? undefined : path,
+      ...(inMemory ? {} : { emptyWal: () => void this.emptyWal({ restart: false }) }),
     });
     this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     this.reader = new SqliteHistoryReader(database, statements);
@@ -210,10 +216,24 @@ export class SqliteLosslessStore implements LosslessStore {
    */
   async settle(): Promise<void> {
     while (!this.run("settle", () => this.searchIndex.catchUpStep())) await nextMacrotask();
-    this.run("settle", () => {
-      this.searchIndex.truncateWalIfLarge();
-      if (walBytes(this.path) === 0) this.startJournal();
-    });
+    if (this.run("settle", () => this.searchIndex.walIsLarge())) await this.emptyWal({ restart: true });
+  }
+
+  /**
+   * Empties the WAL with the event loop free: the checkpointer copies its pages in a worker, then
+   * the truncation here finds nothing left to copy; with `restart`, the log is started again at
+   * once (see `settle`). Never throws: a busy database leaves the log to the next attempt.
+   */
+  private async emptyWal(options: { restart: boolean }): Promise<void> {
+    if (this.checkpointer === undefined) return;
+    await this.checkpointer.checkpoint();
+    if (this.closed) return;
+    try {
+      this.searchIndex.truncateWal();
+      if (options.restart && walBytes(this.path) === 0) this.startJournal();
+    } catch {
+      // Busy or failing: the next attempt (or SQLite's own checkpoint) empties it.
+    }
   }
 
   /** Never throws: a busy or read-only database leaves it to the next write, as before. */
@@ -299,7 +319,8 @@ export class SqliteLosslessStore implements LosslessStore {
       for (let step = 0; step < MAX_MERGE_STEPS; step++) {
         const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));
         if (!merged) break;
-        this.run("reclaimSpace", () => this.searchIndex.truncateWalIfLarge());
+        if (this.run("reclaimSpace", () => this.searchIndex.walIsLarge()))
+          await this.emptyWal({ restart: false });
         await nextMacrotask();
       }
     }
@@ -359,6 +380,7 @@ export class SqliteLosslessStore implements LosslessStore {
     if (this.closed) return;
     this.closed = true;
     this.searchIndex.stop();
+    await this.checkpointer?.close();
     try {
       this.searchIndex.truncateWal();
       this.database.close();

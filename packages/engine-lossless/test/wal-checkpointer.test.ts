@@ -1,0 +1,113 @@
+import { statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { WalCheckpointer } from "../src/store/sqlite/wal-checkpointer.js";
+import { textRecord } from "./support/search-index.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function databasePath(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "clew-checkpointer-"));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return join(directory, "store.db");
+}
+
+/** A connection in WAL mode that never checkpoints on its own, with `pages` pages written. */
+function walWithPages(path: string, pages: number): Database.Database {
+  const database = new Database(path);
+  database.pragma("journal_mode = WAL");
+  database.pragma("wal_autocheckpoint = 0");
+  database.exec("CREATE TABLE notes (body TEXT)");
+  const insert = database.prepare("INSERT INTO notes (body) VALUES (?)");
+  database.transaction(() => {
+    for (let page = 0; page < pages; page++) insert.run(`${page} ${"x".repeat(3_500)}`);
+  })();
+  return database;
+}
+
+/** Bytes of the database file itself: what checkpoints copied into it (the connections never do). */
+function fileBytes(path: string): number {
+  return statSync(path).size;
+}
+
+describe("WalCheckpointer", () => {
+  it("copies the log into the database in its worker, while this connection keeps writing", async () => {
+    const path = await databasePath();
+    const database = walWithPages(path, 300);
+    const checkpointer = new WalCheckpointer(path);
+    cleanups.push(async () => {
+      await checkpointer.close();
+      database.close();
+    });
+    const before = fileBytes(path);
+    const running = checkpointer.checkpoint();
+    // A passive checkpoint blocks no writer: this write neither waits nor fails.
+    database.prepare("INSERT INTO notes (body) VALUES ('written meanwhile')").run();
+    expect(await running).toBeTypeOf("boolean");
+    // Asked again once that one ran, it copies what was written meanwhile too.
+    expect(await checkpointer.checkpoint()).toBe(true);
+    expect(before).toBeLessThan(300 * 3_500);
+    expect(fileBytes(path)).toBeGreaterThan(300 * 3_500);
+    // Nothing is left to copy, so truncating here is a truncation only.
+    database.pragma("wal_checkpoint(TRUNCATE)");
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect(database.prepare("SELECT count(*) FROM notes").pluck().get()).toBe(301);
+  });
+
+  it("runs a call made during a checkpoint after it, and joins calls made meanwhile", async () => {
+    const path = await databasePath();
+    const database = walWithPages(path, 50);
+    const checkpointer = new WalCheckpointer(path);
+    cleanups.push(async () => {
+      await checkpointer.close();
+      database.close();
+    });
+    const first = checkpointer.checkpoint();
+    const second = checkpointer.checkpoint();
+    const third = checkpointer.checkpoint();
+    expect(second).toBe(third);
+    expect(second).not.toBe(first);
+    await Promise.all([first, second]);
+    expect(fileBytes(path)).toBeGreaterThan(50 * 3_500);
+  });
+
+  it("answers false, never throws, for a missing database and once closed", async () => {
+    const path = await databasePath();
+    const missing = new WalCheckpointer(path);
+    cleanups.push(() => missing.close());
+    expect(await missing.checkpoint()).toBe(false);
+    await missing.close();
+    expect(await missing.checkpoint()).toBe(false);
+  });
+});
+
+describe("the store's checkpoints", () => {
+  it("empty the log a bulk import grew, with no background indexing or settle asking", async () => {
+    const path = await databasePath();
+    const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
+    cleanups.push(() => store.close());
+    const bulky = "y".repeat(6_000);
+    for (let part = 0; part < 4; part++) {
+      await store.appendMessages(
+        "s1",
+        Array.from({ length: 1_000 }, (_, index) => {
+          const seq = part * 1_000 + index + 1;
+          return textRecord("s1", seq, `osprey${seq} ${bulky}`);
+        }),
+      );
+    }
+    // Past 16 MB: the bulk write asked the worker, whose checkpoint lands on a later turn of the loop.
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(16 * 1024 * 1024);
+    await vi.waitFor(() => expect(statSync(`${path}-wal`).size).toBe(0), { timeout: 10_000, interval: 20 });
+    await store.settle();
+    expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(1024 * 1024);
+    expect((await store.searchMessages("s1", ["osprey3999"], 5)).map((hit) => hit.key)).toEqual([3999]);
+  });
+});
