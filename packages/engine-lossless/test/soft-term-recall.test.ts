@@ -265,6 +265,28 @@ describe("soft term matching over word vectors", () => {
     expect(session.rowsRead()).toBe(3);
   });
 
+  it("asks the store nothing before a search when the caller knows the index holds its newest message", async () => {
+    const session = await storeWith(["I have been cooking tagine every Sunday.", "I bought a used Volvo."]);
+    const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
+    const car = async (storedUpTo?: number) =>
+      (
+        await recall.nearestMessages(session.store, "s", "car", {
+          limit: 5,
+          ...(storedUpTo === undefined ? {} : { storedUpTo }),
+        })
+      ).map((hit) => hit.key);
+    expect(await car(2)).toEqual([2]);
+    const calls = session.storeCalls();
+    expect(await car(2)).toEqual([2]);
+    expect(session.storeCalls()).toBe(calls);
+    // Not told, it probes the store; told of a newer message, it reads it.
+    expect(await car()).toEqual([2]);
+    expect(session.storeCalls()).toBeGreaterThan(calls);
+    await session.add(["The car is parked outside."]);
+    expect(await car(3)).toEqual([3, 2]);
+    expect(session.rowsRead()).toBe(3);
+  });
+
   it("answers a search at once when the index is far behind, and indexes the session in the background", async () => {
     const filler = Array.from({ length: 2_999 }, (_, index) => `plain note ${index}`);
     const session = await storeWith([...filler, "The car is parked outside."]);

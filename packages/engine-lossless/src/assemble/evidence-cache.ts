@@ -64,6 +64,7 @@ export class EvidenceCache {
         sessionId,
         query: text,
         inContext: view.rawFrom(assembled.keptFrom),
+        ...storedUpTo(view),
         roomTokens: room,
         counter: this.options.counter,
         ...(this.options.meaning === undefined ? {} : { meaning: this.options.meaning }),
@@ -81,4 +82,9 @@ export class EvidenceCache {
   clear(): void {
     this.latest.clear();
   }
+}
+
+function storedUpTo(view: SessionView): { storedUpTo?: number } {
+  const newest = view.newestSeq();
+  return newest === undefined ? {} : { storedUpTo: newest };
 }

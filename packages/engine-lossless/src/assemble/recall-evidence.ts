@@ -9,7 +9,7 @@
  * and the lowest-ranked message is dropped until it fits.
  */
 import type { AgentMessage, TokenCounter } from "@clew/core";
-import { followedBy, type SemanticRecall } from "../embeddings/semantic-recall.js";
+import { followedBy, type NearestOptions, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingHeader, storedReadingBody } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
@@ -98,6 +98,8 @@ export interface EvidenceRequest {
   counter: TokenCounter;
   /** Search by meaning, when the engine has word vectors or an embedder (see below for the order). */
   meaning?: SemanticRecall;
+  /** The newest seq the store holds, when known (the view's): the index of meaning then asks nothing. */
+  storedUpTo?: number;
 }
 
 export interface RecalledEvidence {
@@ -167,10 +169,12 @@ async function exchangeUnits(
 ): Promise<StoredMessageHead[][]> {
   const [wordHits, meaningHits] = await Promise.all([
     searchWords(),
-    request.meaning?.nearestMessages(request.store, request.sessionId, request.query, {
-      limit: CANDIDATES * 2,
-      skip: request.inContext,
-    }),
+    request.meaning?.nearestMessages(
+      request.store,
+      request.sessionId,
+      request.query,
+      nearestOptions(request),
+    ),
   ]);
   const hits = meaningHits === undefined ? wordHits : followedBy(wordHits, meaningHits, CANDIDATES);
   await heads.read(hits.map((hit) => hit.key));
@@ -199,10 +203,12 @@ async function softTermUnits(
   searchWords: (words?: readonly string[]) => Promise<SearchHit<number>[]>,
   heads: EvidenceHeads,
 ): Promise<StoredMessageHead[][]> {
-  const meaningHits = await meaning.nearestMessages(request.store, request.sessionId, request.query, {
-    limit: CANDIDATES * 2,
-    skip: request.inContext,
-  });
+  const meaningHits = await meaning.nearestMessages(
+    request.store,
+    request.sessionId,
+    request.query,
+    nearestOptions(request),
+  );
   await heads.read(meaningHits.map((hit) => hit.key));
   const choice = {
     hits: meaningHits,
@@ -223,6 +229,14 @@ async function softTermUnits(
   }
   await heads.readPartners(chosen.hits);
   return withPartners(chosen, heads.bySeq, request.inContext);
+}
+
+function nearestOptions(request: EvidenceRequest): NearestOptions {
+  return {
+    limit: CANDIDATES * 2,
+    skip: request.inContext,
+    ...(request.storedUpTo === undefined ? {} : { storedUpTo: request.storedUpTo }),
+  };
 }
 
 /**

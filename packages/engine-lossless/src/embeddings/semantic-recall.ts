@@ -28,13 +28,15 @@ export interface SemanticRecall {
   readonly ranksWords: boolean;
   /**
    * Stored messages of the session nearest to `query` in meaning, best first, at most `limit`, with
-   * `minScore` as the least score kept and the seqs `skip` names left out. Never throws.
+   * `minScore` as the least score kept and the seqs `skip` names left out. `storedUpTo`, when the
+   * caller knows it, is the newest seq the store holds: an index that holds it asks the store
+   * nothing first. Never throws.
    */
   nearestMessages(
     store: LosslessStore,
     sessionId: string,
     query: string,
-    options: { limit: number; minScore?: number; skip?: (seq: number) => boolean },
+    options: NearestOptions,
   ): Promise<SearchHit<number>[]>;
   /**
    * Of `words` (the full-text search's, see `queryWords`), those a search for `query` does not
@@ -61,6 +63,13 @@ export interface SemanticRecall {
   clear(): void;
 }
 
+export interface NearestOptions {
+  limit: number;
+  minScore?: number;
+  skip?: (seq: number) => boolean;
+  storedUpTo?: number;
+}
+
 export interface SemanticRecallOptions {
   logger: Logger;
   /** Sessions whose index is kept in memory; the least recently used one is dropped (8). */
@@ -82,12 +91,12 @@ export function createSemanticRecall(
   );
   return {
     ranksWords: false,
-    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip }) {
+    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo }) {
       try {
         const index = await indexes.indexOf(store, sessionId);
         const [queryVectors] = await Promise.all([
           embedChecked(index.embedder, [query]),
-          indexes.catchUpInline(index, sessionId),
+          indexes.catchUpInline(index, sessionId, storedUpTo),
         ]);
         const queryVector = queryVectors[0];
         return queryVector === undefined ? [] : index.nearest(queryVector, limit, minScore, skip);

@@ -44,6 +44,11 @@ export abstract class PagedSessionIndex<Model> {
     readonly model: Model,
   ) {}
 
+  /** The newest seq the index holds (0 before its first page). */
+  get indexedUpTo(): number {
+    return this.newestSeq;
+  }
+
   /**
    * Reads what the store holds beyond the index, at most `maxPages` pages; whether it reached the
    * end. Rejects when the store or the model fails; the page that failed is read again next time.
@@ -151,9 +156,16 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
    * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
    * catching up in the background (failures logged) and answers at once: a search then uses what
    * the index holds, and no turn pays for pages of a long session's oldest messages; `caughtUp`
-   * says which. Rejects when the store fails.
+   * says which. With `storedUpTo` (the store's newest seq, when the caller knows it) and an index
+   * that holds it, reads nothing. Rejects when the store fails.
    */
-  async catchUpInline(index: Index, sessionId: string): Promise<void> {
+  async catchUpInline(index: Index, sessionId: string, storedUpTo?: number): Promise<void> {
+    // Known to hold the store's newest message: nothing to read, and no probe to ask (two queries
+    // of every prompt, about 0.2 ms of it at 50,000 messages).
+    if (storedUpTo !== undefined && index.indexedUpTo >= storedUpTo) {
+      index.caughtUp = true;
+      return;
+    }
     const report = (error: unknown) => this.report(sessionId, error);
     index.caughtUp = false;
     if (await index.isFarBehind(INLINE_PAGES)) index.catchUpInBackground(report);

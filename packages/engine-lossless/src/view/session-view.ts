@@ -177,6 +177,16 @@ export class SessionView {
     };
   }
 
+  /**
+   * The seq of the newest stored message when the view ends with it, which is the store's newest
+   * (messages are appended at the end; compaction replaces older runs). Undefined when the view is
+   * empty or ends with a summary.
+   */
+  newestSeq(): number | undefined {
+    const last = this.items.at(-1)?.ref;
+    return last?.kind === "message" ? last.seq : undefined;
+  }
+
   /** Whether `message` is one of the newest stored messages (see `messageKey`). */
   isRecentlyStored(message: AgentMessage): boolean {
     return this.recent.includes(messageKey(message));

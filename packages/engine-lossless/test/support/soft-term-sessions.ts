@@ -27,6 +27,8 @@ export interface SoftTermSession {
   store: LosslessStore;
   /** Messages read by `readMessageRange` so far (what indexing reads). */
   rowsRead(): number;
+  /** Calls of `readMessageRange` and `readMessageHeads` so far (reads and probes). */
+  storeCalls(): number;
   /** Stores `texts` as further user messages. */
   add(texts: readonly string[]): Promise<void>;
 }
@@ -45,10 +47,18 @@ export async function storeWith(
   await stored(engine, "s", messages);
   const inner = (engine as unknown as { store: LosslessStore }).store;
   let rows = 0;
+  let calls = 0;
   const store = new Proxy(inner, {
     get(target, property, receiver) {
+      if (property === "readMessageHeads") {
+        return (...args: Parameters<LosslessStore["readMessageHeads"]>) => {
+          calls += 1;
+          return target.readMessageHeads(...args);
+        };
+      }
       if (property !== "readMessageRange") return Reflect.get(target, property, receiver);
       return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
+        calls += 1;
         const page = await target.readMessageRange(...args);
         rows += page.length;
         return page.map((row) => (unreadable.has(row.seq) ? { ...row, json: "{not json" } : row));
@@ -58,6 +68,7 @@ export async function storeWith(
   return {
     store,
     rowsRead: () => rows,
+    storeCalls: () => calls,
     async add(more) {
       messages = [
         ...messages,

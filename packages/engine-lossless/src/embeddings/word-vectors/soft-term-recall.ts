@@ -43,10 +43,10 @@ export function createSoftTermRecall(
   );
   return {
     ranksWords: true,
-    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip }) {
+    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo }) {
       try {
         const index = await indexes.indexOf(store, sessionId);
-        await indexes.catchUpInline(index, sessionId);
+        await indexes.catchUpInline(index, sessionId, storedUpTo);
         return index.search(query, limit, skip).filter((hit) => hit.score >= minScore);
       } catch (error) {
         indexes.report(sessionId, error);
