@@ -46,6 +46,27 @@ describe("message rows read again", () => {
     expect(contentOf(await other.readMessages("s1", [1, 2]))).toEqual(["d"]);
   });
 
+  it("and a session's JSON bytes, kept for its report, are the stored ones after any write", async () => {
+    const [gateway, other] = await twoConnections();
+    const storedBytes = async () =>
+      (await gateway.readMessageRange("s1", { limit: 100 })).reduce(
+        (sum, row) => sum + Buffer.byteLength(row.json),
+        0,
+      );
+    const reported = async () => (await gateway.sessionReport("s1")).rawJsonBytes;
+    await appendWords(gateway, "s1", ["a", "b"]);
+    expect(await reported()).toBe(await storedBytes());
+    // Kept, then moved by this connection's appends (one of them stored already).
+    await appendWords(gateway, "s1", ["b", "c"]);
+    expect(await reported()).toBe(await storedBytes());
+    await appendWords(other, "s1", ["d"]);
+    expect(await reported()).toBe(await storedBytes());
+    await gateway.deleteSession("s1");
+    await appendWords(gateway, "s1", ["x"]);
+    expect(await reported()).toBe(await storedBytes());
+    expect(await reported()).toBeGreaterThan(0);
+  });
+
   it("are shared frozen, so no caller can change what the next one reads", async () => {
     const store = openSqliteStore(":memory:", { backgroundIndexDelayMs: false });
     cleanups.push(() => store.close());

@@ -1,16 +1,17 @@
 /**
  * Message rows this connection read lately, by session and seq. Query-aware assembly reads the
- * evidence of every prompt whole, and consecutive prompts repeat many of the same messages (about
- * two in five at 50,000 messages on the bench): those come from here, not from SQLite again.
+ * evidence of every prompt whole, and consecutive prompts repeat some of the same messages (on the
+ * bench, about half the rows at 10,000 messages, one in five at 50,000): those come from here, not
+ * from SQLite again.
  *
  * A cached row is always the stored one. Stored messages never change; a seq names another message
  * only once its session was deleted and written again. So the cache is emptied when this
  * connection deletes a session (`clear`), and before every read in which another connection has
- * committed anything since the last (`PRAGMA data_version`, which this connection's own commits do
- * not move). Rows are frozen: callers share them.
+ * committed anything since the last (`foreign-commits.ts`). Rows are frozen: callers share them.
  */
 import type Database from "better-sqlite3";
 import type { StoredMessage } from "../store.js";
+import { ForeignCommits } from "./foreign-commits.js";
 
 /**
  * JSON characters kept at most (2 MB when the text is ASCII, twice that otherwise; their reading
@@ -25,21 +26,18 @@ export class MessageRowCache {
   /** In use order, the least recently used first (a `Map` keeps insertion order). */
   private readonly rows = new Map<string, StoredMessage>();
   private chars = 0;
-  private dataVersion: number | undefined;
-  private readonly readDataVersion: Database.Statement;
+  private readonly foreign: ForeignCommits;
 
   constructor(
     database: Database.Database,
     private readonly maxChars = MESSAGE_CACHE_CHARS,
   ) {
-    this.readDataVersion = database.prepare("PRAGMA data_version").pluck();
+    this.foreign = new ForeignCommits(database);
   }
 
   /** Empties the cache when another connection committed since the last call; call before `get`. */
   validate(): void {
-    const version = this.readDataVersion.get() as number;
-    if (version !== this.dataVersion) this.clear();
-    this.dataVersion = version;
+    if (this.foreign.sinceLastLook()) this.clear();
   }
 
   /** The row, marked as just used; undefined when not cached. */

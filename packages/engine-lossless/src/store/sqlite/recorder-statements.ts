@@ -7,8 +7,9 @@ import type Database from "better-sqlite3";
 const SQL = {
   sessionRow: `SELECT id, created_at, view_version, compaction_passes, tokens_removed
        FROM sessions WHERE session_id = ?`,
-  messageTotals: `SELECT count(*) AS count, coalesce(sum(length(CAST(json AS BLOB))), 0) AS bytes
-       FROM messages WHERE session_ref = ?`,
+  messageCount: "SELECT count(*) AS count FROM messages WHERE session_ref = ?",
+  // octet_length reads a value's size from its row header: no overflow page of a long message is read.
+  messageBytes: "SELECT coalesce(sum(octet_length(json)), 0) AS bytes FROM messages WHERE session_ref = ?",
   summariesByKind: `SELECT kind, count(*) AS count, max(depth) AS depth
        FROM summaries WHERE session_ref = ? GROUP BY kind`,
   viewTotals: `SELECT count(*) AS items, coalesce(sum(c.tokens), 0) AS tokens,

@@ -20,6 +20,7 @@ import type {
 import { emptySessionReport } from "../records.js";
 import { prepareRecorderStatements, type RecorderStatements } from "./recorder-statements.js";
 import { optimizeSearchIndexes } from "./search-merge.js";
+import type { SessionJsonBytes } from "./session-json-bytes.js";
 import { truncateWal } from "./wal.js";
 
 /** Most free pages one incremental reclaim returns (64 MB at 4 KB pages), so upkeep stays short. */
@@ -45,6 +46,7 @@ export class SqliteRecorder {
   constructor(
     private readonly database: Database.Database,
     private readonly sizeOnDisk: () => number,
+    private readonly jsonBytes: SessionJsonBytes,
   ) {
     this.statements = prepareRecorderStatements(database);
   }
@@ -53,7 +55,11 @@ export class SqliteRecorder {
     return this.database.transaction(() => {
       const session = this.session(sessionId);
       if (session === undefined) return emptySessionReport();
-      const messages = this.statements.messageTotals.get(session.id) as { count: number; bytes: number };
+      const { count } = this.statements.messageCount.get(session.id) as { count: number };
+      const bytes = this.jsonBytes.of(
+        sessionId,
+        () => (this.statements.messageBytes.get(session.id) as { bytes: number }).bytes,
+      );
       const kinds = this.statements.summariesByKind.all(session.id) as Array<{
         kind: "leaf" | "condensed";
         count: number;
@@ -67,8 +73,8 @@ export class SqliteRecorder {
       };
       const countOf = (kind: string) => kinds.find((row) => row.kind === kind)?.count ?? 0;
       return {
-        messageCount: messages.count,
-        rawJsonBytes: messages.bytes,
+        messageCount: count,
+        rawJsonBytes: bytes,
         summaryCount: countOf("leaf") + countOf("condensed"),
         summariesByKind: { leaf: countOf("leaf"), condensed: countOf("condensed") },
         deepestSummaryDepth: kinds.reduce((deepest, row) => Math.max(deepest, row.depth), 0),

@@ -5,7 +5,6 @@
  * that would hold the event loop long (`settle`, an incremental `reclaimSpace`) runs as several
  * transactions with the event loop free between them.
  */
-import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { LosslessStoreConflictError, LosslessStoreError } from "../../errors.js";
 import { nextMacrotask } from "../../event-loop.js";
@@ -51,6 +50,7 @@ import type {
 import { configureConnection, migrate } from "./schema.js";
 import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
 import { MAX_MERGE_STEPS, mergeSearchIndexStep, SEARCH_INDEXES } from "./search-merge.js";
+import { SessionJsonBytes } from "./session-json-bytes.js";
 import { SqliteHistoryReader } from "./sqlite-history-reader.js";
 import { SqliteRecorder } from "./sqlite-recorder.js";
 import { SqliteSearch } from "./sqlite-search.js";
@@ -58,7 +58,7 @@ import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import { SqliteViewWriter } from "./sqlite-view-writer.js";
 import { prepareStatements } from "./statements.js";
 import { TermSelection } from "./term-selection.js";
-import { walBytes } from "./wal.js";
+import { fileBytes, walBytes } from "./wal.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
 export interface SqliteStoreOptions {
@@ -102,6 +102,7 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly searchIndex: MessageSearchIndex;
   /** Checkpoints off the event loop; undefined in memory (no WAL). */
   private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly jsonBytes: SessionJsonBytes;
   private closed = false;
 
   constructor(
@@ -111,7 +112,8 @@ export class SqliteLosslessStore implements LosslessStore {
     backgroundIndexDelayMs: number | false = DEFAULT_SEARCH_INDEX_OPTIONS.backgroundDelayMs,
   ) {
     const statements = prepareStatements(database);
-    this.recorder = new SqliteRecorder(database, () => fileBytes(path));
+    this.jsonBytes = new SessionJsonBytes(database);
+    this.recorder = new SqliteRecorder(database, () => fileBytes(path), this.jsonBytes);
     this.jobs = new SqliteSummaryJobs(database);
     const inMemory = path === ":memory:" || path === "";
     this.checkpointer = inMemory ? undefined : new WalCheckpointer(path);
@@ -140,6 +142,7 @@ export class SqliteLosslessStore implements LosslessStore {
     options: AppendMessagesOptions = {},
   ): Promise<AppendMessagesResult> {
     const result = this.run("appendMessages", () => this.writer.append(sessionId, messages, options));
+    this.jsonBytes.added(sessionId, messages, result.inserted);
     // Indexing is left out of the write: it costs more than the insert (see search-index.ts).
     if (result.inserted.length > 0) this.searchIndex.afterWrite(result.inserted.length);
     return result;
@@ -301,6 +304,7 @@ export class SqliteLosslessStore implements LosslessStore {
         // Their row ids may be used again: counts kept for term selection would fall behind.
         this.termSelection.forgetCounts();
         this.reader.forgetMessages();
+        this.jsonBytes.forget();
         return this.recorder.deleteSession(sessionId);
       })(),
     );
@@ -398,18 +402,4 @@ export class SqliteLosslessStore implements LosslessStore {
       throw new LosslessStoreError(operation, this.path, error);
     }
   }
-}
-
-/** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
-function fileBytes(path: string): number {
-  if (path === ":memory:" || path === "") return 0;
-  let total = 0;
-  for (const suffix of ["", "-wal", "-shm"]) {
-    try {
-      total += statSync(`${path}${suffix}`).size;
-    } catch {
-      // The WAL and shared-memory files exist only while the database is open in WAL mode.
-    }
-  }
-  return total;
 }

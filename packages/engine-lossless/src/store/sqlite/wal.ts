@@ -1,6 +1,6 @@
 /**
- * The write-ahead log's size and its truncation, shared by the store's parts that empty it
- * (background indexing, settle, upkeep, reclaim).
+ * The store's files on disk: their sizes, and the write-ahead log's truncation, shared by the
+ * store's parts that empty it (background indexing, settle, upkeep, reclaim).
  */
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
@@ -31,4 +31,18 @@ export function truncateWal(database: Database.Database, wait: boolean): void {
   } finally {
     if (!wait) database.pragma(`busy_timeout = ${busyTimeout}`);
   }
+}
+
+/** Bytes of the database file with its WAL and shared-memory files; 0 in memory. */
+export function fileBytes(path: string): number {
+  if (path === ":memory:" || path === "") return 0;
+  let total = 0;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      total += statSync(`${path}${suffix}`).size;
+    } catch {
+      // The WAL and shared-memory files exist only while the database is open in WAL mode.
+    }
+  }
+  return total;
 }
