@@ -103,7 +103,7 @@ describe("the store's checkpoints", () => {
         }),
       );
     }
-    // Past 16 MB: the bulk write asked the worker, whose checkpoint lands on a later turn of the loop.
+    // Every bulk write past 4 MB asked the worker; what it did lands on a later turn of the loop.
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(16 * 1024 * 1024);
     await vi.waitFor(() => expect(statSync(`${path}-wal`).size).toBe(0), { timeout: 10_000, interval: 20 });
     await store.settle();
