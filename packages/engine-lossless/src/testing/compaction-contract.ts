@@ -137,6 +137,41 @@ export function runCompactionContractCases(createStore: () => Promise<StoreUnder
   );
 
   it(
+    "checks each edit against the view the edits before it left, near together or far apart",
+    withStore(async ({ store }) => {
+      await appendWords(
+        store,
+        "s1",
+        Array.from({ length: 40 }, (_, index) => `w${index + 1}`),
+      );
+      const near = leafSummary("sum_0000000000000e01", [[1, 2]]);
+      const far = leafSummary("sum_0000000000000e02", [[39, 40]]);
+      await store.applyCompaction("s1", {
+        summaries: [near, far],
+        edits: [edit(near.summaryId, [1, 2]), edit(far.summaryId, [39, 40])],
+      });
+      const refs = async () => (await store.readContextView("s1")).items.map((item) => item.ref);
+      const expected = [
+        { kind: "summary", summaryId: near.summaryId },
+        ...Array.from({ length: 36 }, (_, index) => ({ kind: "message", seq: index + 3 })),
+        { kind: "summary", summaryId: far.summaryId },
+      ];
+      expect(await refs()).toEqual(expected);
+      // The second edit names message 4, which the first one of the same write replaced.
+      const first = leafSummary("sum_0000000000000e03", [[3, 4]]);
+      const second = leafSummary("sum_0000000000000e04", [[4, 5]]);
+      await expect(
+        store.applyCompaction("s1", {
+          summaries: [first, second],
+          edits: [edit(first.summaryId, [3, 4]), edit(second.summaryId, [4, 5])],
+        }),
+      ).rejects.toBeInstanceOf(LosslessStoreConflictError);
+      expect(await refs()).toEqual(expected);
+      expect(await store.readSummaries("s1", [first.summaryId, second.summaryId])).toEqual([]);
+    }),
+  );
+
+  it(
     "finds the leaf summaries that cover a message",
     withStore(async ({ store }) => {
       await appendWords(store, "s1", ["a", "b", "c", "d"]);
