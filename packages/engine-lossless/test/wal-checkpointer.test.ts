@@ -2,8 +2,10 @@ import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { WalCheckpointer } from "../src/store/sqlite/wal-checkpointer.js";
 import { textRecord } from "./support/search-index.js";
@@ -78,6 +80,47 @@ describe("WalCheckpointer", () => {
     expect(fileBytes(path)).toBeGreaterThan(50 * 3_500);
   });
 
+  it("replaces a worker that died between checkpoints, and answers one that dies during its own", async () => {
+    const path = await databasePath();
+    const database = walWithPages(path, 20);
+    const started: Worker[] = [];
+    const checkpointer = new WalCheckpointer(path, {
+      startWorker: (source, options) => {
+        const worker = new Worker(source, options);
+        started.push(worker);
+        return worker;
+      },
+    });
+    cleanups.push(async () => {
+      await checkpointer.close();
+      database.close();
+    });
+    expect(await checkpointer.checkpoint()).toBe(true);
+    await started[0]?.terminate();
+    database.prepare("INSERT INTO notes (body) VALUES ('after the worker died')").run();
+    expect(await checkpointer.checkpoint()).toBe(true);
+    expect(started).toHaveLength(2);
+    // Ended while its checkpoint runs: the caller hears false, and the next call starts another.
+    const running = checkpointer.checkpoint();
+    await started[1]?.terminate();
+    expect(await running).toBeTypeOf("boolean");
+    expect(await checkpointer.checkpoint()).toBe(true);
+    expect(started).toHaveLength(3);
+  });
+
+  it("answers a checkpoint in flight when closed, and false after", async () => {
+    const path = await databasePath();
+    const database = walWithPages(path, 200);
+    const checkpointer = new WalCheckpointer(path);
+    cleanups.push(async () => {
+      database.close();
+    });
+    const running = checkpointer.checkpoint();
+    await checkpointer.close();
+    expect(await running).toBeTypeOf("boolean");
+    expect(await checkpointer.checkpoint()).toBe(false);
+  });
+
   it("answers false, never throws, for a missing database and once closed", async () => {
     const path = await databasePath();
     const missing = new WalCheckpointer(path);
@@ -89,6 +132,25 @@ describe("WalCheckpointer", () => {
 });
 
 describe("the store's checkpoints", () => {
+  it("are never made by a read-only store, which changes no file", async () => {
+    const path = await databasePath();
+    const writer = openSqliteStore(path, { backgroundIndexDelayMs: false });
+    cleanups.push(() => writer.close());
+    await writer.appendMessages(
+      "s1",
+      Array.from({ length: 300 }, (_, index) =>
+        textRecord("s1", index + 1, `heron${index} ${"z".repeat(5_000)}`),
+      ),
+    );
+    const sizes = () => [statSync(path).size, statSync(`${path}-wal`).size];
+    const before = sizes();
+    expect(before[1]).toBeGreaterThan(1024 * 1024);
+    const reader = openSqliteStoreReadOnly(path);
+    await reader.settle();
+    await reader.close();
+    expect(sizes()).toEqual(before);
+  });
+
   it("empty the log a bulk import grew, with no background indexing or settle asking", async () => {
     const path = await databasePath();
     const store = openSqliteStore(path, { backgroundIndexDelayMs: false });

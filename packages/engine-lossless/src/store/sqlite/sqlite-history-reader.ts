@@ -23,12 +23,16 @@ const NARROW_WINDOW_MESSAGES = 2_000;
 
 export class SqliteHistoryReader {
   private readonly cache: MessageRowCache;
+  private readonly readMessages: (sessionId: string, seqs: readonly number[]) => StoredMessage[];
 
   constructor(
     private readonly database: Database.Database,
     private readonly statements: Statements,
   ) {
     this.cache = new MessageRowCache(database);
+    this.readMessages = database.transaction((sessionId: string, seqs: readonly number[]) =>
+      this.messagesNow(sessionId, seqs),
+    );
   }
 
   contextView(sessionId: string): ContextView {
@@ -55,8 +59,15 @@ export class SqliteHistoryReader {
     };
   }
 
-  /** Messages with these seqs, in seq order, each once; recently read ones from the cache. */
+  /**
+   * Messages with these seqs, in seq order, each once; recently read ones from the cache. One read
+   * transaction, so the cache's check and the rows read see one version of the store.
+   */
   messages(sessionId: string, seqs: readonly number[]): StoredMessage[] {
+    return this.readMessages(sessionId, seqs);
+  }
+
+  private messagesNow(sessionId: string, seqs: readonly number[]): StoredMessage[] {
     const session = findSession(this.statements, sessionId);
     if (session === undefined || seqs.length === 0) return [];
     this.cache.validate();

@@ -216,7 +216,7 @@ export class SqliteRecorder {
    * rewrites the file with `VACUUM` (switching it to incremental auto-vacuum, so later upkeep can
    * free space in small steps) and truncates the WAL, waiting for readers. Blocks writers while it
    * runs; for an explicit command. Upkeep's `incremental` reclaim is stepped by the store, ending
-   * with `finishIncrementalReclaim`.
+   * with `vacuumIncrementally`.
    */
   reclaimAll(): ReclaimResult {
     const bytesBefore = this.sizeOnDisk();
@@ -229,15 +229,13 @@ export class SqliteRecorder {
 
   /**
    * The end of an `incremental` reclaim whose index merges are done: frees at most
-   * `INCREMENTAL_PAGES` pages, only when the file was created with incremental auto-vacuum, then
-   * truncates the WAL unless a reader holds it, so the freed bytes leave the disk now.
+   * `INCREMENTAL_PAGES` pages, only when the file was created with incremental auto-vacuum. The
+   * store then empties the WAL (off the event loop) and reads the result (`reclaimResult`).
    */
-  finishIncrementalReclaim(bytesBefore: number): ReclaimResult {
+  vacuumIncrementally(): void {
     if (Number(this.database.pragma("auto_vacuum", { simple: true })) === 2) {
       this.database.exec(`PRAGMA incremental_vacuum(${INCREMENTAL_PAGES})`);
     }
-    truncateWal(this.database, false);
-    return this.reclaimResult(bytesBefore);
   }
 
   /** Bytes of the database with its WAL, now. */
@@ -245,7 +243,8 @@ export class SqliteRecorder {
     return this.sizeOnDisk();
   }
 
-  private reclaimResult(bytesBefore: number): ReclaimResult {
+  /** What a reclaim that started at `bytesBefore` left. */
+  reclaimResult(bytesBefore: number): ReclaimResult {
     const pageSize = Number(this.database.pragma("page_size", { simple: true }));
     const freePages = Number(this.database.pragma("freelist_count", { simple: true }));
     return { bytesBefore, bytesAfter: this.sizeOnDisk(), reclaimableBytes: pageSize * freePages };

@@ -104,6 +104,7 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly checkpointer: WalCheckpointer | undefined;
   private readonly jsonBytes: SessionJsonBytes;
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database.Database,
@@ -116,12 +117,13 @@ export class SqliteLosslessStore implements LosslessStore {
     this.recorder = new SqliteRecorder(database, () => fileBytes(path), this.jsonBytes);
     this.jobs = new SqliteSummaryJobs(database);
     const inMemory = path === ":memory:" || path === "";
-    this.checkpointer = inMemory ? undefined : new WalCheckpointer(path);
+    // A read-only store writes nothing, checkpoints included.
+    this.checkpointer = inMemory || database.readonly ? undefined : new WalCheckpointer(path);
     this.searchIndex = new MessageSearchIndex(database, {
       ...DEFAULT_SEARCH_INDEX_OPTIONS,
       backgroundDelayMs: backgroundIndexDelayMs,
       path: inMemory ? undefined : path,
-      ...(inMemory ? {} : { emptyWal: () => void this.emptyWal({ restart: false }) }),
+      ...(this.checkpointer === undefined ? {} : { emptyWal: () => void this.emptyWal() }),
     });
     this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     this.reader = new SqliteHistoryReader(database, statements);
@@ -219,21 +221,24 @@ export class SqliteLosslessStore implements LosslessStore {
    */
   async settle(): Promise<void> {
     while (!this.run("settle", () => this.searchIndex.catchUpStep())) await nextMacrotask();
-    if (this.run("settle", () => this.searchIndex.walIsLarge())) await this.emptyWal({ restart: true });
+    if (this.run("settle", () => this.searchIndex.walIsLarge())) await this.emptyWal();
+    // Emptied here or by an earlier background step: started again now, not in the next ingest.
+    this.run("settle", () => {
+      if (walBytes(this.path) === 0) this.startJournal();
+    });
   }
 
   /**
    * Empties the WAL with the event loop free: the checkpointer copies its pages in a worker, then
-   * the truncation here finds nothing left to copy; with `restart`, the log is started again at
-   * once (see `settle`). Never throws: a busy database leaves the log to the next attempt.
+   * the truncation here finds nothing left to copy (`settle` starts the log again). Never throws:
+   * a busy database leaves the log to the next attempt.
    */
-  private async emptyWal(options: { restart: boolean }): Promise<void> {
+  private async emptyWal(): Promise<void> {
     if (this.checkpointer === undefined) return;
     await this.checkpointer.checkpoint();
     if (this.closed) return;
     try {
       this.searchIndex.truncateWal();
-      if (options.restart && walBytes(this.path) === 0) this.startJournal();
     } catch {
       // Busy or failing: the next attempt (or SQLite's own checkpoint) empties it.
     }
@@ -323,12 +328,13 @@ export class SqliteLosslessStore implements LosslessStore {
       for (let step = 0; step < MAX_MERGE_STEPS; step++) {
         const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));
         if (!merged) break;
-        if (this.run("reclaimSpace", () => this.searchIndex.walIsLarge()))
-          await this.emptyWal({ restart: false });
+        if (this.run("reclaimSpace", () => this.searchIndex.walIsLarge())) await this.emptyWal();
         await nextMacrotask();
       }
     }
-    return this.run("reclaimSpace", () => this.recorder.finishIncrementalReclaim(bytesBefore));
+    this.run("reclaimSpace", () => this.recorder.vacuumIncrementally());
+    await this.emptyWal();
+    return this.run("reclaimSpace", () => this.recorder.reclaimResult(bytesBefore));
   }
 
   async lastUpkeepAt(): Promise<number | undefined> {
@@ -380,8 +386,13 @@ export class SqliteLosslessStore implements LosslessStore {
     return this.run("summarySpend", () => this.jobs.totals(sessionId, since));
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Closes the store; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true;
     this.searchIndex.stop();
     await this.checkpointer?.close();

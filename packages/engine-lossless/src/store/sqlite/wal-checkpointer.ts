@@ -11,7 +11,7 @@
  * that cannot start, or dies, is replaced at the next call; `close` ends it.
  */
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 
 /** The worker's code: CommonJS, evaluated, so it needs no file of its own next to this one. */
 const WORKER_SOURCE = `
@@ -32,14 +32,24 @@ parentPort.on("message", () => {
 });
 `;
 
+export interface WalCheckpointerOptions {
+  /** Starts the worker (tests watch or stop it); `new Worker` by default. */
+  startWorker?: (source: string, options: WorkerOptions) => Worker;
+}
+
 export class WalCheckpointer {
   private worker: Worker | undefined;
   /** The checkpoint running, and callers waiting for the one after it. */
   private running: Promise<boolean> | undefined;
   private next: Promise<boolean> | undefined;
+  /** Answers the running checkpoint's caller: from the worker, or false when the worker is gone. */
+  private answer: ((done: boolean) => void) | undefined;
   private closed = false;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly options: WalCheckpointerOptions = {},
+  ) {}
 
   /**
    * Runs a checkpoint in the worker; true when every frame of the log was copied. A call made
@@ -60,12 +70,13 @@ export class WalCheckpointer {
     return this.next;
   }
 
-  /** Ends the worker; later checkpoints answer false. */
+  /** Ends the worker (a checkpoint in flight answers false); later checkpoints answer false. */
   async close(): Promise<void> {
     this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
+    this.answer?.(false);
   }
 
   private run(): Promise<boolean> {
@@ -77,29 +88,34 @@ export class WalCheckpointer {
         resolve(false);
         return;
       }
-      const settle = (done: boolean) => {
+      // Listened to only while a checkpoint runs: a listener keeps the process alive.
+      const onMessage = (message: { done: boolean }) => this.answer?.(message.done);
+      this.answer = (done) => {
+        this.answer = undefined;
         worker.off("message", onMessage);
-        worker.off("error", onFailure);
-        worker.off("exit", onFailure);
         resolve(done);
       };
-      const onMessage = (message: { done: boolean }) => settle(message.done);
-      const onFailure = () => {
-        if (this.worker === worker) this.worker = undefined;
-        settle(false);
-      };
       worker.on("message", onMessage);
-      worker.on("error", onFailure);
-      worker.on("exit", onFailure);
       worker.postMessage("checkpoint");
     });
   }
 
   private startWorker(): Worker {
     const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: this.path, driver } });
+    const options: WorkerOptions = { eval: true, workerData: { path: this.path, driver } };
+    const worker = this.options.startWorker?.(WORKER_SOURCE, options) ?? new Worker(WORKER_SOURCE, options);
     // A pending checkpoint must not keep a process alive; the log is safe in the file.
     worker.unref();
+    // A worker that dies (out of memory, terminated) is forgotten, whenever it happens: the next
+    // checkpoint starts another, and one in flight answers false instead of waiting for good.
+    const gone = () => {
+      // A worker already replaced (or ended by `close`, which answers itself) answers nobody.
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.answer?.(false);
+    };
+    worker.on("error", gone);
+    worker.on("exit", gone);
     this.worker = worker;
     return worker;
   }
