@@ -147,6 +147,42 @@ describe("evidence reads", () => {
     for (const seq of shown) expect(String(evidence?.message.content)).toContain(`m${seq} `);
   });
 
+  it("with soft term hits and the store's newest seq given, asks the store nothing before its search", async () => {
+    await storeExchanges();
+    const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });
+    const calls: string[] = [];
+    const counting = new Proxy(store as LosslessStore, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return value.apply(object, args);
+        };
+      },
+    });
+    const recall = (storedUpTo?: number) =>
+      recallEvidence({
+        store: counting,
+        sessionId: "s1",
+        query: "where was the kestrel?",
+        inContext: () => false,
+        roomTokens: 160,
+        counter: charEstimateTokenCounter,
+        meaning: soft,
+        ...(storedUpTo === undefined ? {} : { storedUpTo }),
+      });
+    const first = await recall(80);
+    calls.length = 0;
+    // The index holds message 80, the store's newest: no probe, no page, no head is read.
+    expect((await recall(80))?.message).toEqual(first?.message);
+    expect(calls.filter((name) => name === "readMessageRange" || name === "readMessageHeads")).toEqual([]);
+    // Not told, it probes the store first.
+    calls.length = 0;
+    await recall();
+    expect(calls).toContain("readMessageHeads");
+  });
+
   it("reads from the store the heads the index of meaning does not hold", async () => {
     await storeExchanges();
     const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });

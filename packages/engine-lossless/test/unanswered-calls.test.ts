@@ -6,9 +6,10 @@ import {
 } from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { SessionView } from "../src/view/session-view.js";
+import { SessionView, type ViewItem } from "../src/view/session-view.js";
 import { assistantText, assistantToolCall, toolResult, userText } from "./support/conversations.js";
 import { TempEngines } from "./support/temp-engine.js";
+import { raw, summary } from "./support/view-items.js";
 
 const engines = new TempEngines();
 afterAll(() => engines.cleanup());
@@ -187,5 +188,18 @@ describe("the view's tally of an unanswered call's synthetic result", () => {
     // The four messages plus the synthetic result answering call_lost.
     expect(view.assembledItems).toHaveLength(5);
     expect(view.prefixTally(5)).toEqual({ messages: 4, summaries: 0, firstSeq: 1, lastSeq: 4 });
+    // The store's newest message is the view's last stored item, not the synthetic result.
+    expect(view.newestSeq()).toBe(4);
+  });
+
+  it("knows the store's newest seq only when its last item is a message", () => {
+    const endsWith = (...items: ViewItem[]) => {
+      const view = new SessionView(1);
+      for (const item of items) view.push(item);
+      return view.newestSeq();
+    };
+    expect(endsWith()).toBeUndefined();
+    expect(endsWith(summary(1), raw(2), raw(3))).toBe(3);
+    expect(endsWith(raw(1), summary(2))).toBeUndefined();
   });
 });
