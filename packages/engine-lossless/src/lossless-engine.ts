@@ -330,6 +330,7 @@ export class LosslessEngine implements ContextEngine {
     this.parts?.evidence.clear();
     this.parts?.meaning?.clear();
     this.digests.clear();
+    this.parts?.upkeep.stop();
     await this.parts?.preparation.stop();
     await this.parts?.compactions.settled();
     await this.parts?.recorder.close();

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InvalidOptionError } from "@clew/core";
+import { InvalidOptionError, MemoryLogger } from "@clew/core";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { LosslessEngine } from "../src/lossless-engine.js";
 import { parseDuration } from "../src/retention/prune-sessions.js";
+import { PeriodicUpkeep } from "../src/retention/upkeep.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { longConversation } from "./support/conversations.js";
 import { store as stored } from "./support/preparation.js";
@@ -66,6 +67,31 @@ describe("upkeep in background maintenance", () => {
     expect(() => new LosslessEngine(undefined, { compactionRecordsKept: 0 })).toThrow(
       /lossless\.compactionRecordsKept/,
     );
+  });
+});
+
+describe("upkeep as the engine closes", () => {
+  const settings = {
+    upkeepIntervalHours: 24,
+    compactionRecordsKept: 10,
+    assemblyRecordsKept: 10,
+    recordRetentionDays: 0,
+  };
+
+  it("is quiet when the closing store cuts a run short, and runs no more once stopped", async () => {
+    const logger = new MemoryLogger();
+    const store = openSqliteStore(await databasePath());
+    const upkeep = new PeriodicUpkeep(store, settings, () => 10 * 24 * HOUR_MS, logger);
+    const running = upkeep.runIfDue();
+    upkeep.stop();
+    await store.close();
+    expect(await running).toBeUndefined();
+    expect(await upkeep.runIfDue()).toBeUndefined();
+    expect(logger.records.filter((record) => record.level === "warn")).toEqual([]);
+    // Not stopped, a failing run is worth a warning.
+    const other = new PeriodicUpkeep(store, settings, () => 10 * 24 * HOUR_MS, logger);
+    await other.runIfDue();
+    expect(logger.records.filter((record) => record.level === "warn")).toHaveLength(1);
   });
 });
 

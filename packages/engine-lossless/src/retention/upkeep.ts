@@ -67,6 +67,8 @@ export class PeriodicUpkeep {
   /** Checked before the store, so most calls cost nothing. */
   private notBefore = 0;
   private running: Promise<UpkeepResult | undefined> | undefined;
+  /** The engine is closing: a run the closing store cuts short is not a failure worth a warning. */
+  private stopped = false;
 
   constructor(
     private readonly store: LosslessStore,
@@ -79,7 +81,13 @@ export class PeriodicUpkeep {
    * Runs upkeep (incremental reclaiming) when the interval has passed since the last run of any
    * process; undefined when it was not due or failed (failures are logged). Never throws.
    */
+  /** Called as the engine closes its store: upkeep then runs no more, and one cut short is quiet. */
+  stop(): void {
+    this.stopped = true;
+  }
+
   runIfDue(): Promise<UpkeepResult | undefined> {
+    if (this.stopped) return Promise.resolve(undefined);
     this.running ??= this.attempt().finally(() => {
       this.running = undefined;
     });
@@ -102,7 +110,9 @@ export class PeriodicUpkeep {
       return result;
     } catch (error) {
       this.notBefore = now + interval;
-      this.logger.warn("lossless: upkeep failed", { error: describeError(error) });
+      if (this.stopped)
+        this.logger.debug("lossless: upkeep stopped by close", { error: describeError(error) });
+      else this.logger.warn("lossless: upkeep failed", { error: describeError(error) });
       return undefined;
     }
   }
