@@ -28,7 +28,7 @@ import type { Statements } from "./statements.js";
 
 interface ItemAtRow {
   position: number;
-  seq: number | null;
+  message_id: number | null;
   summary_id: string | null;
 }
 
@@ -198,11 +198,12 @@ export class SqliteViewWriter {
       last.position,
     ) as ItemAtRow[];
     const byPosition = new Map(between.map((row) => [row.position, row]));
+    const messageIds = this.messageIdsOf(sessionRef, edit);
     for (const { position, ref } of edit.replace) {
       const row =
         byPosition.get(position) ??
         (this.statements.itemAt.get(sessionRef, position) as ItemAtRow | undefined);
-      if (row === undefined || !sameRef(row, ref)) {
+      if (row === undefined || !sameRef(row, ref, messageIds)) {
         throw new LosslessStoreConflictError(
           sessionId,
           `position ${position} no longer holds ${describeRef(ref)}`,
@@ -224,6 +225,23 @@ export class SqliteViewWriter {
     this.statements.deleteItemsBetween.run(sessionRef, first.position, last.position);
     this.statements.insertSummaryItem.run(sessionRef, first.position, summaryRow.id, edit.tokens, edit.json);
   }
+
+  /** The row ids of the messages the edit names, by seq (one read of an index, over their span). */
+  private messageIdsOf(sessionRef: number, edit: ContextEdit): Map<number, number> {
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (const { ref } of edit.replace) {
+      if (ref.kind !== "message") continue;
+      first = Math.min(first, ref.seq);
+      last = Math.max(last, ref.seq);
+    }
+    if (first > last) return new Map();
+    const rows = this.statements.messageIdsBetween.all(sessionRef, first, last) as Array<{
+      seq: number;
+      id: number;
+    }>;
+    return new Map(rows.map((row) => [row.seq, row.id]));
+  }
 }
 
 /**
@@ -241,9 +259,9 @@ function timestampIn(json: string): number | undefined {
   }
 }
 
-function sameRef(row: ItemAtRow, ref: ContextItemRef): boolean {
+function sameRef(row: ItemAtRow, ref: ContextItemRef, messageIds: ReadonlyMap<number, number>): boolean {
   return ref.kind === "message"
-    ? row.summary_id === null && row.seq === ref.seq
+    ? row.summary_id === null && row.message_id !== null && row.message_id === messageIds.get(ref.seq)
     : row.summary_id === ref.summaryId;
 }
 
