@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { WalCheckpointer } from "../src/store/sqlite/wal-checkpointer.js";
+import { WalCheckpointer, type WalCheckpointerOptions } from "../src/store/sqlite/wal-checkpointer.js";
 import { textRecord } from "./support/search-index.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -39,15 +39,21 @@ function fileBytes(path: string): number {
   return statSync(path).size;
 }
 
+/** A database whose log holds `pages` pages, and a checkpointer over it; both closed after the test. */
+async function logAndCheckpointer(pages: number, options?: WalCheckpointerOptions) {
+  const path = await databasePath();
+  const database = walWithPages(path, pages);
+  const checkpointer = new WalCheckpointer(path, options);
+  cleanups.push(async () => {
+    await checkpointer.close();
+    database.close();
+  });
+  return { path, database, checkpointer };
+}
+
 describe("WalCheckpointer", () => {
   it("copies the log into the database in its worker, while this connection keeps writing", async () => {
-    const path = await databasePath();
-    const database = walWithPages(path, 300);
-    const checkpointer = new WalCheckpointer(path);
-    cleanups.push(async () => {
-      await checkpointer.close();
-      database.close();
-    });
+    const { path, database, checkpointer } = await logAndCheckpointer(300);
     const before = fileBytes(path);
     const running = checkpointer.checkpoint();
     // A passive checkpoint blocks no writer: this write neither waits nor fails.
@@ -63,14 +69,8 @@ describe("WalCheckpointer", () => {
     expect(database.prepare("SELECT count(*) FROM notes").pluck().get()).toBe(301);
   });
 
-  it("runs a call made during a checkpoint after it, and joins calls made meanwhile", async () => {
-    const path = await databasePath();
-    const database = walWithPages(path, 50);
-    const checkpointer = new WalCheckpointer(path);
-    cleanups.push(async () => {
-      await checkpointer.close();
-      database.close();
-    });
+  it("joins the calls made during a checkpoint into one that runs after it", async () => {
+    const { path, checkpointer } = await logAndCheckpointer(50);
     const first = checkpointer.checkpoint();
     const second = checkpointer.checkpoint();
     const third = checkpointer.checkpoint();
@@ -81,19 +81,13 @@ describe("WalCheckpointer", () => {
   });
 
   it("replaces a worker that died between checkpoints, and answers one that dies during its own", async () => {
-    const path = await databasePath();
-    const database = walWithPages(path, 20);
     const started: Worker[] = [];
-    const checkpointer = new WalCheckpointer(path, {
+    const { database, checkpointer } = await logAndCheckpointer(20, {
       startWorker: (source, options) => {
         const worker = new Worker(source, options);
         started.push(worker);
         return worker;
       },
-    });
-    cleanups.push(async () => {
-      await checkpointer.close();
-      database.close();
     });
     expect(await checkpointer.checkpoint()).toBe(true);
     await started[0]?.terminate();

@@ -15,13 +15,12 @@
  *
  * Background work waits for idle time: a step whose delay was mostly spent running other code
  * (the event loop busier than `MAX_BUSY_SHARE`) is put off again, so indexing lands between
- * requests instead of inside them. Once nothing is pending, it also truncates a WAL grown past a
- * megabyte (`wal.ts`), so checkpoints happen after a burst of writes rather than inside one.
+ * requests instead of inside them. Once nothing is pending it says so (`whenCurrent`), and the
+ * store empties its log then (`store-log.ts`): after a burst of writes rather than inside one.
  */
 import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type Database from "better-sqlite3";
 import { BULK_WRITE_MESSAGES } from "../store.js";
-import { truncateWal, walBytes } from "./wal.js";
 
 /** Migration "deferred message indexing", appended to `MIGRATIONS` in `schema.ts`. */
 export const SEARCH_INDEX_MIGRATION = `
@@ -52,38 +51,19 @@ export interface SearchIndexOptions {
   backgroundDelayMs: number | false;
   /** Messages per background transaction, so one step never blocks the event loop for long. */
   backgroundBatch: number;
-  /** The database file, for checkpointing its WAL after bulk work; undefined in memory. */
-  path: string | undefined;
-  /**
-   * Empties a grown WAL off the event loop (the store's `WalCheckpointer`, then a truncation that
-   * finds nothing left to copy). Without it the WAL is truncated here, holding the event loop.
-   */
-  emptyWal?: () => void;
+  /** Called after a bulk write: the store's log may have grown near SQLite's own checkpoint. */
+  afterLargeWrite?: () => void;
+  /** Called when a background step found nothing left to index (the store may empty its log). */
+  whenCurrent?: () => void;
 }
 
-export const DEFAULT_SEARCH_INDEX_OPTIONS: Omit<SearchIndexOptions, "path"> = {
+export const DEFAULT_SEARCH_INDEX_OPTIONS: SearchIndexOptions = {
   backgroundDelayMs: 50,
   backgroundBatch: 500,
 };
 
 /** A background step is put off while the event loop was busier than this since it was scheduled. */
 const MAX_BUSY_SHARE = 0.5;
-
-/** A WAL past this size after background indexing is truncated (when no reader holds it). */
-const CHECKPOINT_WAL_BYTES = 1024 * 1024;
-/**
- * A WAL this large right after a write was just checkpointed by SQLite itself (the backstop of
- * `wal_autocheckpoint` in schema.ts), so truncating it now is cheap; left alone, the file would
- * keep a second copy of the written pages until the next write.
- */
-const TRUNCATE_NOW_WAL_BYTES = 64 * 1024 * 1024;
-/**
- * With `emptyWal`, a WAL past this size after a bulk write is emptied at once, off the event loop,
- * before SQLite's own checkpoint at 64 MB would run inside a commit. Not sooner: a checkpoint in
- * the middle of an import competes with it for the machine (a 50,000-message bootstrap measured
- * 8 % slower emptying every 4 MB), and while it copies, the disk holds what it copies twice.
- */
-const EMPTY_AFTER_BULK_WAL_BYTES = 48 * 1024 * 1024;
 
 interface Progress {
   indexedTo: number;
@@ -153,17 +133,9 @@ export class MessageSearchIndex {
     return true;
   }
 
-  /**
-   * After a write of `messages` messages: schedules background indexing, and after a bulk write
-   * truncates the WAL it left checkpointed but at full size (see `TRUNCATE_NOW_WAL_BYTES`).
-   */
+  /** After a write of `messages` messages: schedules background indexing (and tells of a bulk write). */
   afterWrite(messages: number): void {
-    if (messages >= BULK_WRITE_MESSAGES) {
-      const { emptyWal } = this.options;
-      const walSize = walBytes(this.options.path);
-      if (emptyWal !== undefined && walSize > EMPTY_AFTER_BULK_WAL_BYTES) emptyWal();
-      else if (emptyWal === undefined && walSize > TRUNCATE_NOW_WAL_BYTES) this.truncateWal();
-    }
+    if (messages >= BULK_WRITE_MESSAGES) this.options.afterLargeWrite?.();
     this.schedule();
   }
 
@@ -179,26 +151,6 @@ export class MessageSearchIndex {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-  }
-
-  /**
-   * Truncates the WAL unless a reader still needs it. Never waits: a busy database is left for the
-   * next attempt (SQLite's own checkpoints keep the WAL bounded meanwhile).
-   */
-  truncateWal(): void {
-    if (this.options.path !== undefined) truncateWal(this.database, false);
-  }
-
-  /** Whether the WAL has grown past what a background step leaves. */
-  walIsLarge(): boolean {
-    return walBytes(this.options.path) > CHECKPOINT_WAL_BYTES;
-  }
-
-  /** Empties the WAL when it is large (`emptyWal`, else `truncateWal`). */
-  truncateWalIfLarge(): void {
-    if (!this.walIsLarge()) return;
-    if (this.options.emptyWal === undefined) this.truncateWal();
-    else this.options.emptyWal();
   }
 
   private startTimer(delayMs: number): void {
@@ -221,7 +173,7 @@ export class MessageSearchIndex {
         this.startTimer(Math.min(delayMs, 10));
         return;
       }
-      this.truncateWalIfLarge();
+      this.options.whenCurrent?.();
     } catch {
       // Busy or failing: the messages stay pending, and the next search indexes them or reports
       // the error to its caller. The next write schedules another attempt.
@@ -230,7 +182,7 @@ export class MessageSearchIndex {
 
   /** Indexes up to `limit` pending messages in one write transaction; returns how many. */
   private indexBatch(limit: number): number {
-    return this.database
+    const indexed = this.database
       .transaction(() => {
         const { indexedTo } = this.progress();
         const last = (this.statements.batchEnd.get(indexedTo, limit) as { last: number | null }).last;
@@ -240,6 +192,7 @@ export class MessageSearchIndex {
         return changes;
       })
       .immediate();
+    return indexed;
   }
 
   private isCurrent(): boolean {

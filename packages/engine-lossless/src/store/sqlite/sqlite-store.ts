@@ -57,9 +57,9 @@ import { SqliteSearch } from "./sqlite-search.js";
 import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import { SqliteViewWriter } from "./sqlite-view-writer.js";
 import { prepareStatements } from "./statements.js";
+import { StoreLog } from "./store-log.js";
 import { TermSelection } from "./term-selection.js";
-import { fileBytes, walBytes } from "./wal.js";
-import { WalCheckpointer } from "./wal-checkpointer.js";
+import { fileBytes } from "./wal.js";
 
 export interface SqliteStoreOptions {
   /** Epoch milliseconds for `created_at` of new sessions. Defaults to `Date.now`. */
@@ -100,8 +100,7 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly recorder: SqliteRecorder;
   private readonly jobs: SqliteSummaryJobs;
   private readonly searchIndex: MessageSearchIndex;
-  /** Checkpoints off the event loop; undefined in memory (no WAL). */
-  private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly log: StoreLog;
   private readonly jsonBytes: SessionJsonBytes;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -116,16 +115,15 @@ export class SqliteLosslessStore implements LosslessStore {
     this.jsonBytes = new SessionJsonBytes(database);
     this.recorder = new SqliteRecorder(database, () => fileBytes(path), this.jsonBytes);
     this.jobs = new SqliteSummaryJobs(database);
+    this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     const inMemory = path === ":memory:" || path === "";
-    // A read-only store writes nothing, checkpoints included.
-    this.checkpointer = inMemory || database.readonly ? undefined : new WalCheckpointer(path);
+    this.log = new StoreLog(database, inMemory ? undefined : path, () => this.writer.startJournal());
     this.searchIndex = new MessageSearchIndex(database, {
       ...DEFAULT_SEARCH_INDEX_OPTIONS,
       backgroundDelayMs: backgroundIndexDelayMs,
-      path: inMemory ? undefined : path,
-      ...(this.checkpointer === undefined ? {} : { emptyWal: () => void this.emptyWal() }),
+      afterLargeWrite: () => this.log.afterLargeWrite(),
+      whenCurrent: () => void this.log.emptyIfLarge(),
     });
-    this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
     this.reader = new SqliteHistoryReader(database, statements);
     this.termSelection = new TermSelection(database);
     this.search = new SqliteSearch(database, statements, this.searchIndex, this.termSelection);
@@ -213,45 +211,17 @@ export class SqliteLosslessStore implements LosslessStore {
   }
 
   /**
-   * Indexes what is pending and, when the WAL has grown, truncates it and starts it again at once
-   * with one small write: starting a log costs a sync, and settle runs in background maintenance,
-   * so that sync is not paid by the next turn's ingest (it was in about one turn in eight).
-   * A bulk import's backlog is indexed a batch at a time with the event loop free in between:
-   * in one go, 50,000 messages held it for over a second.
+   * Indexes what is pending and, when the log has grown, empties it and starts it again at once
+   * with one small write (see `store-log.ts`): starting a log costs a sync, and settle runs in
+   * background maintenance, so that sync is not paid by the next turn's ingest (it was in about one
+   * turn in eight). A bulk import's backlog is indexed a batch at a time with the event loop free
+   * in between: in one go, 50,000 messages held it for over a second.
    */
   async settle(): Promise<void> {
     while (!this.run("settle", () => this.searchIndex.catchUpStep())) await nextMacrotask();
-    if (this.run("settle", () => this.searchIndex.walIsLarge())) await this.emptyWal();
+    await this.log.emptyIfLarge();
     // Emptied here or by an earlier background step: started again now, not in the next ingest.
-    this.run("settle", () => {
-      if (walBytes(this.path) === 0) this.startJournal();
-    });
-  }
-
-  /**
-   * Empties the WAL with the event loop free: the checkpointer copies its pages in a worker, then
-   * the truncation here finds nothing left to copy (`settle` starts the log again). Never throws:
-   * a busy database leaves the log to the next attempt.
-   */
-  private async emptyWal(): Promise<void> {
-    if (this.checkpointer === undefined) return;
-    await this.checkpointer.checkpoint();
-    if (this.closed) return;
-    try {
-      this.searchIndex.truncateWal();
-    } catch {
-      // Busy or failing: the next attempt (or SQLite's own checkpoint) empties it.
-    }
-  }
-
-  /** Never throws: a busy or read-only database leaves it to the next write, as before. */
-  private startJournal(): void {
-    if (this.database.readonly || this.path === ":memory:" || this.path === "") return;
-    try {
-      this.writer.startJournal();
-    } catch {
-      // Busy or failing: the next write starts the log itself.
-    }
+    this.run("settle", () => this.log.restartIfEmpty());
   }
 
   async sizeOnDisk(): Promise<number> {
@@ -328,12 +298,12 @@ export class SqliteLosslessStore implements LosslessStore {
       for (let step = 0; step < MAX_MERGE_STEPS; step++) {
         const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));
         if (!merged) break;
-        if (this.run("reclaimSpace", () => this.searchIndex.walIsLarge())) await this.emptyWal();
+        await this.log.emptyIfLarge();
         await nextMacrotask();
       }
     }
     this.run("reclaimSpace", () => this.recorder.vacuumIncrementally());
-    await this.emptyWal();
+    await this.log.empty();
     return this.run("reclaimSpace", () => this.recorder.reclaimResult(bytesBefore));
   }
 
@@ -395,9 +365,8 @@ export class SqliteLosslessStore implements LosslessStore {
   private async closeNow(): Promise<void> {
     this.closed = true;
     this.searchIndex.stop();
-    await this.checkpointer?.close();
+    await this.log.close();
     try {
-      this.searchIndex.truncateWal();
       this.database.close();
     } catch (error) {
       throw new LosslessStoreError("close", this.path, error);
