@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { WalCheckpointer, type WalCheckpointerOptions } from "../src/store/sqlite/wal-checkpointer.js";
+import { edit, leafSummary } from "../src/testing/contract-records.js";
 import { textRecord } from "./support/search-index.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -126,6 +127,27 @@ describe("WalCheckpointer", () => {
 });
 
 describe("the store's checkpoints", () => {
+  it("empty a grown log before a compaction's write, which then finds it small", async () => {
+    const path = await databasePath();
+    const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
+    cleanups.push(() => store.close());
+    await store.appendMessages(
+      "s1",
+      Array.from({ length: 400 }, (_, index) =>
+        textRecord("s1", index + 1, `kite${index} ${"k".repeat(5_000)}`),
+      ),
+    );
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1024 * 1024);
+    const summary = leafSummary("sum_00000000000000f1", [[1, 2]]);
+    await store.applyCompaction("s1", { summaries: [summary], edits: [edit(summary.summaryId, [1, 2])] });
+    // Emptied first: what is left is the compaction's own few pages.
+    expect(statSync(`${path}-wal`).size).toBeLessThan(256 * 1024);
+    expect((await store.readContextView("s1")).items[0]?.ref).toEqual({
+      kind: "summary",
+      summaryId: summary.summaryId,
+    });
+  });
+
   it("are never made by a read-only store, which changes no file", async () => {
     const path = await databasePath();
     const writer = openSqliteStore(path, { backgroundIndexDelayMs: false });

@@ -51,7 +51,10 @@ export interface SearchIndexOptions {
   backgroundDelayMs: number | false;
   /** Messages per background transaction, so one step never blocks the event loop for long. */
   backgroundBatch: number;
-  /** Called after a bulk write: the store's log may have grown near SQLite's own checkpoint. */
+  /**
+   * Called after a bulk write and after each indexing batch: the store's log may have grown near
+   * SQLite's own checkpoint, which would run inside a commit.
+   */
   afterLargeWrite?: () => void;
   /** Called when a background step found nothing left to index (the store may empty its log). */
   whenCurrent?: () => void;
@@ -192,6 +195,8 @@ export class MessageSearchIndex {
         return changes;
       })
       .immediate();
+    // Indexing a bulk import's backlog writes about as much as the import did.
+    if (indexed > 0) this.options.afterLargeWrite?.();
     return indexed;
   }
 

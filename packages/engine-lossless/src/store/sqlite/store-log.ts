@@ -4,7 +4,9 @@
  * it takes (0.25–0.5 s for the 64 MB a bulk import leaves). So the copy is made by the checkpoint
  * worker (`wal-checkpointer.ts`) and only the truncation after it, which then finds nothing left
  * to copy, runs here. When it is emptied:
- * - after a bulk write, near SQLite's own checkpoint inside a commit (`afterLargeWrite`);
+ * - after a bulk write or an indexing batch, near SQLite's own checkpoint inside a commit
+ *   (`afterLargeWrite`);
+ * - before a compaction's write, when it has grown (`emptyIfLarge`);
  * - once background indexing is done, or upkeep took a step, when it has grown (`emptyIfLarge`);
  * - at the end of upkeep's reclaim, so the pages it freed leave the disk (`empty`);
  * - at `close`, in line.
