@@ -127,16 +127,21 @@ describe("WalCheckpointer", () => {
 });
 
 describe("the store's checkpoints", () => {
-  it("empty a grown log before a compaction's write, which then finds it small", async () => {
+  /** A file store (no background indexing) whose log holds `messages` messages of 5 KB. */
+  async function storeWithLog(messages: number) {
     const path = await databasePath();
     const store = openSqliteStore(path, { backgroundIndexDelayMs: false });
     cleanups.push(() => store.close());
     await store.appendMessages(
       "s1",
-      Array.from({ length: 400 }, (_, index) =>
+      Array.from({ length: messages }, (_, index) =>
         textRecord("s1", index + 1, `kite${index} ${"k".repeat(5_000)}`),
       ),
     );
+    return { path, store };
+  }
+  it("empty a grown log before a compaction's write, which then finds it small", async () => {
+    const { path, store } = await storeWithLog(400);
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(1024 * 1024);
     const summary = leafSummary("sum_00000000000000f1", [[1, 2]]);
     await store.applyCompaction("s1", { summaries: [summary], edits: [edit(summary.summaryId, [1, 2])] });
@@ -149,15 +154,7 @@ describe("the store's checkpoints", () => {
   });
 
   it("are never made by a read-only store, which changes no file", async () => {
-    const path = await databasePath();
-    const writer = openSqliteStore(path, { backgroundIndexDelayMs: false });
-    cleanups.push(() => writer.close());
-    await writer.appendMessages(
-      "s1",
-      Array.from({ length: 300 }, (_, index) =>
-        textRecord("s1", index + 1, `heron${index} ${"z".repeat(5_000)}`),
-      ),
-    );
+    const { path } = await storeWithLog(300);
     const sizes = () => [statSync(path).size, statSync(`${path}-wal`).size];
     const before = sizes();
     expect(before[1]).toBeGreaterThan(1024 * 1024);
