@@ -153,6 +153,40 @@ describe("session indexes over their size limit", () => {
     expect(await indexes.indexOf(store, "c")).toBe(c);
     expect(made).toHaveLength(4);
   });
+
+  it("replaces the index of a session deleted and written again, whether it grew past the old one or not", async () => {
+    const store = stores.open();
+    const old = Array.from({ length: 5 }, (_, index) => textRecord("s", index + 1, `old${index}`));
+    await store.appendMessages("s", old);
+    const indexes = new SessionIndexes<string, RecordingIndex>(
+      "model",
+      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
+      { logger: new MemoryLogger() },
+    );
+    const first = await indexes.current(store, "s", 5);
+    expect(first.seqs).toEqual([1, 2, 3, 4, 5]);
+
+    // Fewer messages than the index holds: the store's newest seq tells.
+    await store.deleteSession("s");
+    await store.appendMessages("s", [textRecord("s", 1, "new0"), textRecord("s", 2, "new1")]);
+    const second = await indexes.current(store, "s", 2);
+    expect(second).not.toBe(first);
+    expect(second.seqs).toEqual([1, 2]);
+
+    // More messages than it holds, and no hint: the message at its newest seq is another one.
+    await store.deleteSession("s");
+    const grown = Array.from({ length: 7 }, (_, index) => textRecord("s", index + 1, `again${index}`));
+    await store.appendMessages("s", grown);
+    const third = await indexes.current(store, "s");
+    expect(third).not.toBe(second);
+    expect(second.stale).toBe(true);
+    expect(third.seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
+
+    // The same session still growing keeps its index and reads only what is new.
+    await store.appendMessages("s", [textRecord("s", 8, "later")]);
+    expect(await indexes.current(store, "s")).toBe(third);
+    expect(third.seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
 });
 
 describe("excerpts by distinct query words", () => {

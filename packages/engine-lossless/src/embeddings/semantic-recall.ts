@@ -93,10 +93,9 @@ export function createSemanticRecall(
     ranksWords: false,
     async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo }) {
       try {
-        const index = await indexes.indexOf(store, sessionId);
-        const [queryVectors] = await Promise.all([
-          embedChecked(index.embedder, [query]),
-          indexes.catchUpInline(index, sessionId, storedUpTo),
+        const [queryVectors, index] = await Promise.all([
+          indexes.model().then((embedder) => embedChecked(embedder, [query])),
+          indexes.current(store, sessionId, storedUpTo),
         ]);
         const queryVector = queryVectors[0];
         return queryVector === undefined ? [] : index.nearest(queryVector, limit, minScore, skip);

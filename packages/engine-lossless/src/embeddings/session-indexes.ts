@@ -32,6 +32,14 @@ const BACKGROUND_PAGE = 64;
  */
 export abstract class PagedSessionIndex<Model> {
   private newestSeq = 0;
+  /** The identity of the message at `newestSeq`, to tell that the session was deleted and written anew. */
+  private newestIdentity: string | undefined;
+  /**
+   * Set when the store no longer holds the messages this index was built over (the session was
+   * deleted, and maybe written again from seq 1): the index reads nothing more, and
+   * `SessionIndexes` replaces it.
+   */
+  stale = false;
   /** Whether the last inline catch-up (`SessionIndexes.catchUpInline`) reached the store's end. */
   caughtUp = false;
   private reading: Promise<boolean> | undefined;
@@ -107,11 +115,25 @@ export abstract class PagedSessionIndex<Model> {
   }
 
   private async readNextPage(size: number): Promise<boolean> {
-    if (this.closed) return true;
-    const page = await this.store.readMessageRange(this.sessionId, { afterSeq: this.newestSeq, limit: size });
-    if (page.length > 0) {
+    if (this.closed || this.stale) return true;
+    // The page starts one message early, at the index's newest: still the same message unless the
+    // session was deleted since (seqs start again at 1 and the same seqs hold other messages).
+    const overlap = this.newestSeq > 0 ? 1 : 0;
+    const afterSeq = this.newestSeq - overlap;
+    const read = await this.store.readMessageRange(this.sessionId, { afterSeq, limit: size + overlap });
+    if (overlap === 1) {
+      const kept = read[0];
+      if (kept === undefined || kept.seq !== this.newestSeq || kept.identity !== this.newestIdentity) {
+        this.stale = true;
+        return true;
+      }
+    }
+    const page = overlap === 1 ? read.slice(1) : read;
+    const newest = page.at(-1);
+    if (newest !== undefined) {
       await this.addPage(page);
-      this.newestSeq = page[page.length - 1]?.seq ?? this.newestSeq;
+      this.newestSeq = newest.seq;
+      this.newestIdentity = newest.identity;
     }
     return page.length < size;
   }
@@ -134,11 +156,27 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
     this.maxSessions = options.maxSessions ?? 8;
   }
 
-  /** The session's index, made when missing; rejects when the model failed to load. */
-  async indexOf(store: LosslessStore, sessionId: string): Promise<Index> {
+  /** The model, once loaded; rejects when it failed to load. */
+  model(): Promise<Model> {
+    return this.ready;
+  }
+
+  /**
+   * The session's index, made when missing or stale; rejects when the model failed to load. An
+   * index holding more than `storedUpTo` (the store's newest seq, when the caller knows it) is
+   * stale: messages leave the store only with their whole session.
+   */
+  async indexOf(store: LosslessStore, sessionId: string, storedUpTo?: number): Promise<Index> {
     const model = await this.ready;
     let index = this.indexes.get(sessionId);
-    if (index === undefined || index.store !== store || index.model !== model) {
+    const behindTheStore = storedUpTo !== undefined && index !== undefined && index.indexedUpTo > storedUpTo;
+    if (
+      index === undefined ||
+      index.stale ||
+      behindTheStore ||
+      index.store !== store ||
+      index.model !== model
+    ) {
       index?.close();
       index = this.make(store, sessionId, model);
     }
@@ -150,6 +188,19 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
       this.indexes.delete(oldest);
     }
     return index;
+  }
+
+  /**
+   * The session's index, caught up inline (`catchUpInline`); made again when catching up found it
+   * stale. Rejects when the model failed to load or the store fails.
+   */
+  async current(store: LosslessStore, sessionId: string, storedUpTo?: number): Promise<Index> {
+    const index = await this.indexOf(store, sessionId, storedUpTo);
+    await this.catchUpInline(index, sessionId, storedUpTo);
+    if (!index.stale) return index;
+    const fresh = await this.indexOf(store, sessionId, storedUpTo);
+    await this.catchUpInline(fresh, sessionId, storedUpTo);
+    return fresh;
   }
 
   /**

@@ -45,8 +45,7 @@ export function createSoftTermRecall(
     ranksWords: true,
     async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo }) {
       try {
-        const index = await indexes.indexOf(store, sessionId);
-        await indexes.catchUpInline(index, sessionId, storedUpTo);
+        const index = await indexes.current(store, sessionId, storedUpTo);
         return index.search(query, limit, skip).filter((hit) => hit.score >= minScore);
       } catch (error) {
         indexes.report(sessionId, error);
