@@ -184,6 +184,7 @@ export {
   type SystemPromptSection,
   withEngineAddition,
 } from "./prompt/build-system-prompt.js";
+export { isHousekeepingText, MEMORY_FLUSH_PROMPT_START, SILENT_REPLY_TOKEN } from "./prompt/housekeeping.js";
 export {
   defaultSkillsDirs,
   type LoadedSkills,

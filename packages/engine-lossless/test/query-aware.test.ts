@@ -1,4 +1,11 @@
-import { type AgentMessage, countMessagesTokens, loadO200kTokenCounter, type TokenCounter } from "@clew/core";
+import {
+  type AgentMessage,
+  countMessagesTokens,
+  loadO200kTokenCounter,
+  MEMORY_FLUSH_PROMPT_START,
+  SILENT_REPLY_TOKEN,
+  type TokenCounter,
+} from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRecalledContext, placeEvidence } from "../src/assemble/recall-evidence.js";
@@ -86,6 +93,25 @@ describe.each([
     expect(result.messages.slice(0, -1).some(isRecalledContext)).toBe(false);
     expect(countMessagesTokens(o200k, result.messages)).toBeLessThanOrEqual(4_000);
     expect(result.estimatedTokens).toBe(countMessagesTokens(o200k, result.messages));
+  });
+
+  it("leaves a host's housekeeping out of the block: a memory flush prompt and its silent reply", async () => {
+    const messages = chatWithFact();
+    const flush = `${MEMORY_FLUSH_PROMPT_START}: note the staging database password rotation rules before compaction.`;
+    messages.splice(
+      10,
+      0,
+      userText(flush, 1_700_000_005_500),
+      assistantText(SILENT_REPLY_TOKEN, 1_700_000_005_501),
+    );
+    const engine = await engineWith(messages);
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const prompt = "When does the staging database password rotate?";
+    const result = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000, prompt });
+    const block = textOf([result.messages.at(-1) as AgentMessage]);
+    expect(block).toContain(FACT.replaceAll('"', '\\"'));
+    expect(block).not.toContain(MEMORY_FLUSH_PROMPT_START);
+    expect(block).not.toContain(SILENT_REPLY_TOKEN);
   });
 
   it("leaves the stable part unchanged: without the block it is what assembly gives with no prompt", async () => {

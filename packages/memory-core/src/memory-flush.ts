@@ -4,14 +4,14 @@
  * durable notes, so what compaction summarizes away survives in `memory/YYYY-MM-DD.md`. The host
  * owns the turn; these helpers decide when and say what.
  */
-import { formatLocalTime } from "@clew/core";
+import { formatLocalTime, MEMORY_FLUSH_PROMPT_START, SILENT_REPLY_TOKEN } from "@clew/core";
 import { MEMORY_DIR_NAME } from "./memory-files.js";
 
 /** Tokens kept free below the window; the flush triggers `softThreshold` before this floor. */
 export const DEFAULT_MEMORY_FLUSH_RESERVE_FLOOR = 20_000;
 export const DEFAULT_MEMORY_FLUSH_SOFT_THRESHOLD = 4_000;
 /** The whole reply of a flush turn that stored nothing; the host hides it from the user. */
-export const MEMORY_FLUSH_SILENT_TOKEN = "NO_REPLY";
+export const MEMORY_FLUSH_SILENT_TOKEN = SILENT_REPLY_TOKEN;
 
 /** Files the flush turn must not change. */
 const READ_ONLY_FILES = ["MEMORY.md", "DREAMS.md", "SOUL.md", "TOOLS.md", "AGENTS.md"];
@@ -78,7 +78,7 @@ export function memoryFlushPrompt(options: { now: number; timeZone?: string }): 
   const notePath = `${MEMORY_DIR_NAME}/${localTime.slice(0, 10)}.md`;
   // One short paragraph: the message stays in the history (and in what recall can bring back).
   const prompt = [
-    "Pre-compaction memory flush, a silent housekeeping turn the user does not see: the conversation",
+    `${MEMORY_FLUSH_PROMPT_START}, a silent housekeeping turn the user does not see: the conversation`,
     "will soon be compacted and older messages summarized. Append durable notes (decisions, facts,",
     `preferences, open tasks, the exact paths, ids and commands you will need) to ${notePath} only:`,
     "create it if missing, never rewrite or delete its lines, use no other file name",
