@@ -63,16 +63,18 @@ describe("soft term matching over word vectors", () => {
     }
   });
 
-  it("scores a word's newest 256 occurrences, and searches a query's 12 rarest words", async () => {
+  it("scores a word's newest 256 occurrences, and searches a query's 6 rarest words", async () => {
     const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
     const { store } = await storeWith([...notes, "The osprey nested."]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
     const kestrels = await recall.nearestMessages(store, "s", "kestrel", { limit: 400 });
     expect(kestrels).toHaveLength(256);
     expect(Math.min(...kestrels.map((hit) => hit.key))).toBe(45);
-    // Thirteen words the table does not know rank alike: the first twelve are searched.
-    const unknown = Array.from({ length: 12 }, (_, index) => `zq${index}x`).join(" ");
-    expect(await recall.nearestMessages(store, "s", `${unknown} osprey`, { limit: 5 })).toEqual([]);
+    // Words the table does not know rank alike: the first six are searched.
+    const unknown = (count: number) => Array.from({ length: count }, (_, index) => `zq${index}x`).join(" ");
+    expect(await recall.nearestMessages(store, "s", `${unknown(6)} osprey`, { limit: 5 })).toEqual([]);
+    const sixth = await recall.nearestMessages(store, "s", `${unknown(5)} osprey`, { limit: 5 });
+    expect(sixth.map((hit) => hit.key)).toEqual([301]);
     // Known words are more frequent than any word the table lacks: those are dropped first.
     const known = "novel reading book halfway drive bought dinner cooking tagine concert cello lessons";
     const osprey = await recall.nearestMessages(store, "s", `${known} osprey`, { limit: 5 });
@@ -113,9 +115,10 @@ describe("soft term matching over word vectors", () => {
       // in no message
       "osprey",
     ]);
-    // Past the twelve rarest words of the query, a word is not searched: the full-text index is.
-    const rare = Array.from({ length: 12 }, (_, index) => `zq${index}x`).join(" ");
-    expect(await uncovered(`${rare} volvo`, ["volvo"])).toEqual(["volvo"]);
+    // Past the six rarest words of the query, a word is not searched: the full-text index is.
+    const rare = (count: number) => Array.from({ length: count }, (_, index) => `zq${index}x`).join(" ");
+    expect(await uncovered(`${rare(6)} volvo`, ["volvo"])).toEqual(["volvo"]);
+    expect(await uncovered(`${rare(5)} volvo`, ["volvo"])).toEqual([]);
   });
 
   it("ranks first a message holding every word of a query of four words or more", async () => {
