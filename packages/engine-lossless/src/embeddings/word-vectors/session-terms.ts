@@ -40,8 +40,9 @@ const COMPLETE_MATCH_TERMS = 4;
 /**
  * Query words searched: the rarest, as the table ranks them (words it lacks count as rarest). The
  * others go to the full-text search (`uncoveredWords`), which matches them as written. Long prompts
- * are where the time goes: at 50,000 messages, p95 of a prompted assembly fell from 5.1–5.5 to
- * 4.1–4.5 ms with 8 instead of 12, and by 0.3–1.6 ms more with 6 (interleaved pairs). On the
+ * are where the time goes: at 50,000 messages, p95 of a prompted assembly fell from 5.4–5.5 to
+ * 4.6–4.7 ms with 6 instead of 12 (interleaved pairs; a third pair's run of 6 met a slower spell of
+ * the machine, p50 3.9 against 2.8 ms). On the
  * quality suite 8 changed no figure and 6 none for the worse (M1 at 2k 78.3 → 79.7 %, in long
  * transcripts 65.2 / 68.1 → 66.7 / 69.6 %, M2 MRR 0.536 → 0.563); 5 lost 3 points in long
  * transcripts and 4 went under 80 % at 4k.
