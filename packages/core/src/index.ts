@@ -184,7 +184,11 @@ export {
   type SystemPromptSection,
   withEngineAddition,
 } from "./prompt/build-system-prompt.js";
-export { isHousekeepingText, MEMORY_FLUSH_PROMPT_START, SILENT_REPLY_TOKEN } from "./prompt/housekeeping.js";
+export {
+  isHousekeepingMessage,
+  MEMORY_FLUSH_PROMPT_START,
+  SILENT_REPLY_TOKEN,
+} from "./prompt/housekeeping.js";
 export {
   defaultSkillsDirs,
   type LoadedSkills,

@@ -97,13 +97,16 @@ describe.each([
 
   it("leaves a host's housekeeping out of the block: a memory flush prompt and its silent reply", async () => {
     const messages = chatWithFact();
-    const flush = `${MEMORY_FLUSH_PROMPT_START}: note the staging database password rotation rules before compaction.`;
-    messages.splice(
-      10,
-      0,
-      userText(flush, 1_700_000_005_500),
-      assistantText(SILENT_REPLY_TOKEN, 1_700_000_005_501),
-    );
+    const flush = `${MEMORY_FLUSH_PROMPT_START}: note the staging database password rotation rules before compaction, else reply ${SILENT_REPLY_TOKEN}.`;
+    // The reply of a reasoning model: its thinking, then the token.
+    const reply = {
+      ...assistantText(SILENT_REPLY_TOKEN, 1_700_000_005_501),
+      content: [
+        { type: "thinking", thinking: "The staging database password rotation is noted already." },
+        { type: "text", text: SILENT_REPLY_TOKEN },
+      ],
+    } as AgentMessage;
+    messages.splice(10, 0, userText(flush, 1_700_000_005_500), reply);
     const engine = await engineWith(messages);
     await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
     const prompt = "When does the staging database password rotate?";

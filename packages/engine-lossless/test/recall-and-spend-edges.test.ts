@@ -12,7 +12,7 @@ import {
   type WordVectorTable,
   writeTableFile,
 } from "../src/embeddings/word-vectors/word-vector-table.js";
-import type { StoredMessage } from "../src/store/store.js";
+import type { LosslessStore, StoredMessage } from "../src/store/store.js";
 import { fillerText, readOutputThenChat } from "./support/conversations.js";
 import { paidSummarizer } from "./support/paid-summarizer.js";
 import {
@@ -84,6 +84,20 @@ describe("the shipped word-vector table's word count", () => {
     );
   });
 });
+
+/** `store` with its message range reads answered a millisecond late. */
+function slowReads(store: LosslessStore): LosslessStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== "readMessageRange") return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<LosslessStore["readMessageRange"]>) => {
+        const rows = await target.readMessageRange(...args);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return rows;
+      };
+    },
+  });
+}
 
 /** An index that remembers the seqs of the pages it read. */
 class RecordingIndex extends PagedSessionIndex<string> {
@@ -186,6 +200,75 @@ describe("session indexes over their size limit", () => {
     await store.appendMessages("s", [textRecord("s", 8, "later")]);
     expect(await indexes.current(store, "s")).toBe(third);
     expect(third.seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});
+
+describe("an index of a session deleted and written again", () => {
+  const stores = useTempStorePath("clew-lossless-rewritten-");
+  const indexesOf = (maxSessions?: number) =>
+    new SessionIndexes<string, RecordingIndex>(
+      "model",
+      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
+      { logger: new MemoryLogger(), ...(maxSessions === undefined ? {} : { maxSessions }) },
+    );
+  const records = (session: string, count: number, word: string, from = 1) =>
+    Array.from({ length: count }, (_, index) => textRecord(session, from + index, `${word}${index}`));
+
+  it("keeps an index ahead of the caller's figure when its newest message is still stored", async () => {
+    const store = stores.open();
+    await store.appendMessages("s", records("s", 5, "kept"));
+    const indexes = indexesOf();
+    const index = await indexes.current(store, "s");
+    // The caller read the view before the index caught up with a fifth message.
+    expect(await indexes.current(store, "s", 4)).toBe(index);
+    expect(index.caughtUp).toBe(true);
+    expect(index.seqs).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("is not searched while a longer new session is read in the background", async () => {
+    // Reads answer a little later, as a store over the network would: with SQLite's, the first
+    // background page happens to be read before the search goes on.
+    const store = slowReads(stores.open());
+    await store.appendMessages("s", records("s", 5, "old"));
+    const indexes = indexesOf();
+    const old = await indexes.current(store, "s");
+    await store.deleteSession("s");
+    // More than 8 pages: too far behind to read before answering.
+    await store.appendMessages("s", records("s", 2_100, "new"));
+    const fresh = await indexes.current(store, "s");
+    expect(fresh).not.toBe(old);
+    expect(old.stale).toBe(true);
+    expect(fresh.caughtUp).toBe(false);
+    await indexes.warm(store, "s");
+    expect(fresh.seqs).toHaveLength(2_100);
+  });
+
+  it("is made again by a warm-up, and holds nothing once its session is deleted", async () => {
+    const store = stores.open();
+    await store.appendMessages("s", records("s", 5, "old"));
+    const indexes = indexesOf();
+    const old = await indexes.current(store, "s");
+    await store.deleteSession("s");
+    await store.appendMessages("s", records("s", 3, "new"));
+    await indexes.warm(store, "s");
+    const warmed = await indexes.indexOf(store, "s");
+    expect(warmed).not.toBe(old);
+    expect(warmed.seqs).toEqual([1, 2, 3]);
+    await store.deleteSession("s");
+    const emptied = await indexes.current(store, "s");
+    expect(emptied.seqs).toEqual([]);
+    expect(emptied.caughtUp).toBe(true);
+  });
+
+  it("answers with a live index of the session when another session's search dropped it meanwhile", async () => {
+    const store = stores.open();
+    await store.appendMessages("a", records("a", 3, "alpha"));
+    await store.appendMessages("b", records("b", 2, "beta"));
+    const indexes = indexesOf(1);
+    const [a] = await Promise.all([indexes.current(store, "a"), indexes.indexOf(store, "b")]);
+    expect(a.live).toBe(true);
+    expect(a.caughtUp).toBe(true);
+    expect(a.seqs).toEqual([1, 2, 3]);
   });
 });
 

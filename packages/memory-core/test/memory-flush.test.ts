@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "@clew/core";
+import { type AgentMessage, InvalidOptionError, isHousekeepingMessage } from "@clew/core";
 import { describe, expect, it } from "vitest";
 import {
   isSilentFlushReply,
@@ -70,6 +70,13 @@ describe("memoryFlushPrompt", () => {
     expect(flush.prompt).not.toContain("\n");
     expect(flush.prompt.length).toBeLessThan(700);
     expect(memoryFlushPrompt({ now, timeZone: "UTC" }).notePath).toBe("memory/2025-01-02.md");
+  });
+
+  it("is a message engines recognize as housekeeping, and so is its silent reply", () => {
+    const flush = memoryFlushPrompt({ now, timeZone: "UTC" });
+    expect(isHousekeepingMessage({ role: "user", content: flush.prompt, timestamp: now })).toBe(true);
+    const reply = { role: "assistant", content: [{ type: "text", text: flush.silentToken }], timestamp: now };
+    expect(isHousekeepingMessage(reply as unknown as AgentMessage)).toBe(true);
   });
 
   it("rejects an unknown time zone", () => {

@@ -8,10 +8,11 @@
  * the context, and never goes over its room: it is counted with the engine's counter once built,
  * and the lowest-ranked message is dropped until it fits.
  */
-import { type AgentMessage, isHousekeepingText, type TokenCounter } from "@clew/core";
+import type { AgentMessage, TokenCounter } from "@clew/core";
 import { followedBy, type NearestOptions, type SemanticRecall } from "../embeddings/semantic-recall.js";
 import { messageLabel, readingHeader, storedReadingBody } from "../recall/message-text.js";
 import { queryWords } from "../recall/query-words.js";
+import { isStoredHousekeeping } from "../recall/stored-housekeeping.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../store/store.js";
 import { hasToolCalls, isToolResult, runningTurnStart } from "../view/turn-start.js";
 import { chooseExchanges, chooseHits, partnerSeqOf, withPartners } from "./evidence-units.js";
@@ -134,7 +135,7 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     chosen.flat().map((head) => head.seq),
   );
   const storedBySeq = new Map(
-    stored.filter((message) => !isHousekeeping(message)).map((message) => [message.seq, message]),
+    stored.filter((message) => !isStoredHousekeeping(message)).map((message) => [message.seq, message]),
   );
   // A message deleted between the two reads is left out, and so is a host's housekeeping.
   const readable = chosen
@@ -299,15 +300,6 @@ function fittedExcerpt(body: string, words: readonly string[], maxTokens: number
     excerpt = excerptAt(maxChars);
   }
   return excerpt;
-}
-
-/** Whether a stored message is a host's housekeeping (see `isHousekeepingText`); unreadable ones are not. */
-function isHousekeeping(message: StoredMessage): boolean {
-  try {
-    return isHousekeepingText(message.role, storedReadingBody(message));
-  } catch {
-    return false;
-  }
 }
 
 /**

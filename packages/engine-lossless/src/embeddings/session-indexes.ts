@@ -24,20 +24,24 @@ const INLINE_PAGES = 8;
  * arrives meanwhile waits for one small step at most.
  */
 const BACKGROUND_PAGE = 64;
+/** Indexes a search or a warm-up makes at most for one session (see `SessionIndexes.current`). */
+const MAX_ATTEMPTS = 3;
 
 /**
- * An index over a session's messages, which are immutable and append-only: it only ever reads
- * what came after its newest seq, a page at a time, one page read at a time however many callers
- * ask.
+ * An index over a session's messages, which are immutable and append-only: it reads what came
+ * after its newest seq, a page at a time, one page read at a time however many callers ask. A
+ * seq names another message only after the session was deleted and written again from seq 1, so
+ * each read starts one message early, at the index's newest, and checks that message's identity:
+ * when it is gone or another, the index is `stale` and reads nothing more. A session written anew
+ * with exactly as many messages as the index holds is noticed with its next message.
  */
 export abstract class PagedSessionIndex<Model> {
   private newestSeq = 0;
-  /** The identity of the message at `newestSeq`, to tell that the session was deleted and written anew. */
+  /** The identity of the message at `newestSeq`. */
   private newestIdentity: string | undefined;
   /**
-   * Set when the store no longer holds the messages this index was built over (the session was
-   * deleted, and maybe written again from seq 1): the index reads nothing more, and
-   * `SessionIndexes` replaces it.
+   * Set when the store no longer holds the messages this index was built over: the index reads
+   * nothing more, and `SessionIndexes` replaces it.
    */
   stale = false;
   /** Whether the last inline catch-up (`SessionIndexes.catchUpInline`) reached the store's end. */
@@ -57,9 +61,15 @@ export abstract class PagedSessionIndex<Model> {
     return this.newestSeq;
   }
 
+  /** Whether the index still reads: neither closed (dropped, or its engine closed) nor stale. */
+  get live(): boolean {
+    return !this.closed && !this.stale;
+  }
+
   /**
    * Reads what the store holds beyond the index, at most `maxPages` pages; whether it reached the
-   * end. Rejects when the store or the model fails; the page that failed is read again next time.
+   * end (or stopped reading, closed or found stale: see `live`). Rejects when the store or the
+   * model fails; the page that failed is read again next time.
    */
   async catchUp(maxPages = Number.POSITIVE_INFINITY): Promise<boolean> {
     for (let pages = 0; pages < maxPages; pages++) if (await this.readPage(PAGE)) return true;
@@ -67,14 +77,28 @@ export abstract class PagedSessionIndex<Model> {
   }
 
   /**
-   * Whether the store holds more than `pages` pages of messages beyond the index. One probe for a
-   * single message head: a session's seqs run from 1 without gaps, so the message that far on
-   * exists exactly when the index is that far behind.
+   * Whether the store holds more than `pages` pages of messages beyond the index: one probe for a
+   * single message head (a session's seqs run from 1 without gaps). Call `holdsNewest` first: the
+   * probe cannot tell a session written anew.
    */
   async isFarBehind(pages: number): Promise<boolean> {
-    if (this.closed) return false;
+    if (!this.live) return false;
     const probe = this.newestSeq + pages * PAGE + 1;
     return (await this.store.readMessageHeads(this.sessionId, [probe])).length > 0;
+  }
+
+  /**
+   * Whether the store still holds the index's newest message (one read; none before the first
+   * page); marks the index stale when it does not.
+   */
+  async holdsNewest(): Promise<boolean> {
+    if (!this.live || this.newestSeq === 0) return this.live;
+    const [kept] = await this.store.readMessageRange(this.sessionId, {
+      afterSeq: this.newestSeq - 1,
+      limit: 1,
+    });
+    if (kept?.seq !== this.newestSeq || kept.identity !== this.newestIdentity) this.stale = true;
+    return this.live;
   }
 
   /**
@@ -104,8 +128,8 @@ export abstract class PagedSessionIndex<Model> {
   protected abstract addPage(page: readonly StoredMessage[]): void | Promise<void>;
 
   /**
-   * Reads the next page of at most `size` messages; whether it was the last. Concurrent callers
-   * share the read (of the size the first asked for).
+   * Reads the next page of at most `size` new messages (and the index's newest again); whether it
+   * was the last. Concurrent callers share the read (of the size the first asked for).
    */
   private readPage(size: number): Promise<boolean> {
     this.reading ??= this.readNextPage(size).finally(() => {
@@ -115,19 +139,16 @@ export abstract class PagedSessionIndex<Model> {
   }
 
   private async readNextPage(size: number): Promise<boolean> {
-    if (this.closed || this.stale) return true;
-    // The page starts one message early, at the index's newest: still the same message unless the
-    // session was deleted since (seqs start again at 1 and the same seqs hold other messages).
+    if (!this.live) return true;
     const overlap = this.newestSeq > 0 ? 1 : 0;
     const afterSeq = this.newestSeq - overlap;
     const read = await this.store.readMessageRange(this.sessionId, { afterSeq, limit: size + overlap });
     if (overlap === 1) {
       const kept = read[0];
-      if (kept === undefined || kept.seq !== this.newestSeq || kept.identity !== this.newestIdentity) {
-        this.stale = true;
-        return true;
-      }
+      if (kept?.seq !== this.newestSeq || kept.identity !== this.newestIdentity) this.stale = true;
     }
+    // Dropped or found stale meanwhile: nothing is added (adding may cost a model call a message).
+    if (!this.live) return true;
     const page = overlap === 1 ? read.slice(1) : read;
     const newest = page.at(-1);
     if (newest !== undefined) {
@@ -161,22 +182,11 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
     return this.ready;
   }
 
-  /**
-   * The session's index, made when missing or stale; rejects when the model failed to load. An
-   * index holding more than `storedUpTo` (the store's newest seq, when the caller knows it) is
-   * stale: messages leave the store only with their whole session.
-   */
-  async indexOf(store: LosslessStore, sessionId: string, storedUpTo?: number): Promise<Index> {
+  /** The session's index, made when missing or no longer live; rejects when the model failed to load. */
+  async indexOf(store: LosslessStore, sessionId: string): Promise<Index> {
     const model = await this.ready;
     let index = this.indexes.get(sessionId);
-    const behindTheStore = storedUpTo !== undefined && index !== undefined && index.indexedUpTo > storedUpTo;
-    if (
-      index === undefined ||
-      index.stale ||
-      behindTheStore ||
-      index.store !== store ||
-      index.model !== model
-    ) {
+    if (index === undefined || !index.live || index.store !== store || index.model !== model) {
       index?.close();
       index = this.make(store, sessionId, model);
     }
@@ -192,44 +202,60 @@ export class SessionIndexes<Model, Index extends PagedSessionIndex<Model>> {
 
   /**
    * The session's index, caught up inline (`catchUpInline`); made again when catching up found it
-   * stale. Rejects when the model failed to load or the store fails.
+   * stale, or when it was dropped meanwhile (other sessions' searches). Rejects when the model
+   * failed to load or the store fails.
    */
   async current(store: LosslessStore, sessionId: string, storedUpTo?: number): Promise<Index> {
-    const index = await this.indexOf(store, sessionId, storedUpTo);
-    await this.catchUpInline(index, sessionId, storedUpTo);
-    if (!index.stale) return index;
-    const fresh = await this.indexOf(store, sessionId, storedUpTo);
-    await this.catchUpInline(fresh, sessionId, storedUpTo);
-    return fresh;
+    let index = await this.indexOf(store, sessionId);
+    // A fresh index reads from seq 1 and is stale only if the session is deleted again meanwhile.
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      await this.catchUpInline(index, sessionId, storedUpTo);
+      if (index.live && this.indexes.get(sessionId) === index) return index;
+      index = await this.indexOf(store, sessionId);
+    }
+    index.caughtUp = false;
+    return index;
   }
 
   /**
    * Catches `index` up inline when it is at most `INLINE_PAGES` pages behind, else leaves it
    * catching up in the background (failures logged) and answers at once: a search then uses what
    * the index holds, and no turn pays for pages of a long session's oldest messages; `caughtUp`
-   * says which. With `storedUpTo` (the store's newest seq, when the caller knows it) and an index
-   * that holds it, reads nothing. Rejects when the store fails.
+   * says which, and is false for an index found stale (see `PagedSessionIndex`). With `storedUpTo`
+   * (the store's newest seq as the caller last saw it) and an index at it, reads nothing. Rejects
+   * when the store fails.
    */
   async catchUpInline(index: Index, sessionId: string, storedUpTo?: number): Promise<void> {
-    // Known to hold the store's newest message: nothing to read, and no probe to ask (two queries
-    // of every prompt, about 0.2 ms of it at 50,000 messages).
+    index.caughtUp = false;
     if (storedUpTo !== undefined && index.indexedUpTo >= storedUpTo) {
-      index.caughtUp = true;
+      // At it: nothing to read, and no probe to ask (two queries of every prompt, about 0.2 ms of
+      // it at 50,000 messages). Past it: the session was written anew with fewer messages, or the
+      // caller's figure is older than a read made since; one read tells which.
+      index.caughtUp = index.indexedUpTo === storedUpTo ? index.live : await index.holdsNewest();
       return;
     }
     const report = (error: unknown) => this.report(sessionId, error);
-    index.caughtUp = false;
-    if (await index.isFarBehind(INLINE_PAGES)) index.catchUpInBackground(report);
+    if (await index.isFarBehind(INLINE_PAGES)) {
+      // The probe cannot tell a session written anew: searches must not use the old messages'
+      // index while the background reads, so its newest message is checked first.
+      if (await index.holdsNewest()) index.catchUpInBackground(report);
+    }
     // One page more than the probe allowed for: messages stored meanwhile.
-    else if (await index.catchUp(INLINE_PAGES + 1)) index.caughtUp = true;
+    else if (await index.catchUp(INLINE_PAGES + 1)) index.caughtUp = index.live;
     else index.catchUpInBackground(report);
   }
 
-  /** Brings the session's index up to date, in background steps (see `BACKGROUND_PAGE`). Never throws. */
+  /**
+   * Brings the session's index up to date, in background steps (see `BACKGROUND_PAGE`), making it
+   * again when it was found stale. Never throws.
+   */
   async warm(store: LosslessStore, sessionId: string): Promise<void> {
     try {
-      const index = await this.indexOf(store, sessionId);
-      await index.catchUpInBackground((error) => this.report(sessionId, error));
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const index = await this.indexOf(store, sessionId);
+        await index.catchUpInBackground((error) => this.report(sessionId, error));
+        if (!index.stale) return;
+      }
     } catch (error) {
       this.report(sessionId, error);
     }

@@ -31,6 +31,8 @@ export interface SoftTermSession {
   storeCalls(): number;
   /** Stores `texts` as further user messages. */
   add(texts: readonly string[]): Promise<void>;
+  /** Deletes the session and stores `texts` as its messages from seq 1, as another process could. */
+  rewrite(texts: readonly string[]): Promise<void>;
 }
 
 /**
@@ -74,6 +76,13 @@ export async function storeWith(
         ...messages,
         ...more.map((text, index) => userText(text, SOFT_TERMS_START + messages.length + index)),
       ];
+      await stored(engine, "s", messages);
+    },
+    async rewrite(texts) {
+      await inner.deleteSession("s");
+      // Later times than any before: the new messages are others even where their text repeats.
+      const start = SOFT_TERMS_START + 1_000_000;
+      messages = texts.map((text, index) => userText(text, start + index));
       await stored(engine, "s", messages);
     },
   };

@@ -9,6 +9,7 @@
  * weighted by that word's rarity in the session. "What car does she drive?" then meets "I bought a
  * used Volvo 240" through car ≈ volvo; of two equally rare words, the query's own counts most.
  */
+import { isStoredHousekeeping } from "../../recall/stored-housekeeping.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
@@ -39,10 +40,11 @@ const MAX_POSTINGS = 256;
 const COMPLETE_MATCH_TERMS = 4;
 /**
  * Query words searched: the rarest, as the table ranks them (words it lacks count as rarest). The
- * others go to the full-text search (`uncoveredWords`), which matches them as written. Long prompts
- * are where the time goes: at 50,000 messages, p95 of a prompted assembly fell from 5.4–5.5 to
- * 4.6–4.7 ms with 6 instead of 12 (interleaved pairs; a third pair's run of 6 met a slower spell of
- * the machine, p50 3.9 against 2.8 ms). On the
+ * evidence block's full-text search takes the prompt's 12 longest words and searches those this
+ * search leaves out (`uncoveredWords`), so in a prompt of more than 12 words some words are
+ * searched by neither. Long prompts are where the time goes: at 50,000 messages, p95 of a prompted
+ * assembly fell from 5.4–5.5 to 4.6–4.7 ms with 6 instead of 12 (two interleaved pairs; in a third
+ * the run of 6 met a slower spell of the machine, p50 3.9 against 2.8 ms). On the
  * quality suite 8 changed no figure and 6 none for the worse (M1 at 2k 78.3 → 79.7 %, in long
  * transcripts 65.2 / 68.1 → 66.7 / 69.6 %, M2 MRR 0.536 → 0.563); 5 lost 3 points in long
  * transcripts and 4 went under 80 % at 4k.
@@ -351,7 +353,9 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
 
   private add(stored: StoredMessage, text: string): void {
     const row = this.rows.push(stored);
-    const words = indexedWords(text);
+    // A host's housekeeping holds no word to search by: it would take an evidence candidate's
+    // place, to be left out of the block afterwards.
+    const words = isStoredHousekeeping(stored) ? [] : indexedWords(text);
     for (const match of words) {
       const term = termOf(match);
       if (term === undefined) continue;
