@@ -183,6 +183,28 @@ describe("evidence reads", () => {
     expect(calls).toContain("readMessageHeads");
   });
 
+  it("asks the index of meaning for the prompt's 6 rarest words, in its search and in what it leaves", async () => {
+    await storeExchanges();
+    const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });
+    const asked: Array<number | undefined> = [];
+    const recording: SemanticRecall = {
+      ...soft,
+      nearestMessages: (target, sessionId, query, options) => {
+        asked.push(options.queryWords);
+        return soft.nearestMessages(target, sessionId, query, options);
+      },
+      uncoveredWords: (target, sessionId, query, words, queryWords) => {
+        asked.push(queryWords);
+        return (
+          soft.uncoveredWords?.(target, sessionId, query, words, queryWords) ?? Promise.resolve([...words])
+        );
+      },
+    };
+    // Room for more than the soft term hits: the words they leave are asked for too.
+    expect(await recallKestrel([], 4_000, recording)).toBeDefined();
+    expect(asked).toEqual([6, 6]);
+  });
+
   it("reads from the store the heads the index of meaning does not hold", async () => {
     await storeExchanges();
     const soft = createSoftTermRecall(table, { logger: new MemoryLogger() });

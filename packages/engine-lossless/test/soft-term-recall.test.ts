@@ -65,18 +65,26 @@ describe("soft term matching over word vectors", () => {
     }
   });
 
-  it("scores a word's newest 256 occurrences, and searches a query's 6 rarest words", async () => {
+  it("scores a word's newest 256 occurrences, and searches a query's 12 rarest words, or as many as asked", async () => {
     const notes = Array.from({ length: 300 }, (_, index) => `kestrel sighting ${index}`);
     const { store } = await storeWith([...notes, "The osprey nested."]);
     const recall = createSoftTermRecall(await tinyTable(), { logger: silent });
     const kestrels = await recall.nearestMessages(store, "s", "kestrel", { limit: 400 });
     expect(kestrels).toHaveLength(256);
     expect(Math.min(...kestrels.map((hit) => hit.key))).toBe(45);
-    // Words the table does not know rank alike: the first six are searched.
+    // Words the table does not know rank alike: the first twelve are searched, or six when asked.
     const unknown = (count: number) => Array.from({ length: count }, (_, index) => `zq${index}x`).join(" ");
-    expect(await recall.nearestMessages(store, "s", `${unknown(6)} osprey`, { limit: 5 })).toEqual([]);
-    const sixth = await recall.nearestMessages(store, "s", `${unknown(5)} osprey`, { limit: 5 });
-    expect(sixth.map((hit) => hit.key)).toEqual([301]);
+    const ospreys = async (before: number, queryWords?: number) =>
+      (
+        await recall.nearestMessages(store, "s", `${unknown(before)} osprey`, {
+          limit: 5,
+          ...(queryWords === undefined ? {} : { queryWords }),
+        })
+      ).map((hit) => hit.key);
+    expect(await ospreys(12)).toEqual([]);
+    expect(await ospreys(11)).toEqual([301]);
+    expect(await ospreys(6, 6)).toEqual([]);
+    expect(await ospreys(5, 6)).toEqual([301]);
     // Known words are more frequent than any word the table lacks: those are dropped first.
     const known = "novel reading book halfway drive bought dinner cooking tagine concert cello lessons";
     const osprey = await recall.nearestMessages(store, "s", `${known} osprey`, { limit: 5 });
@@ -117,10 +125,17 @@ describe("soft term matching over word vectors", () => {
       // in no message
       "osprey",
     ]);
-    // Past the six rarest words of the query, a word is not searched: the full-text index is.
+    // Past the twelve rarest words of the query (or as many as asked), a word is not searched: the
+    // full-text index is.
     const rare = (count: number) => Array.from({ length: count }, (_, index) => `zq${index}x`).join(" ");
-    expect(await uncovered(`${rare(6)} volvo`, ["volvo"])).toEqual(["volvo"]);
-    expect(await uncovered(`${rare(5)} volvo`, ["volvo"])).toEqual([]);
+    expect(await uncovered(`${rare(12)} volvo`, ["volvo"])).toEqual(["volvo"]);
+    expect(await uncovered(`${rare(11)} volvo`, ["volvo"])).toEqual([]);
+    const asked = async (query: string) => {
+      await recall.nearestMessages(store, "s", query, { limit: 10, queryWords: 6 });
+      return recall.uncoveredWords?.(store, "s", query, ["volvo"], 6);
+    };
+    expect(await asked(`${rare(6)} volvo`)).toEqual(["volvo"]);
+    expect(await asked(`${rare(5)} volvo`)).toEqual([]);
   });
 
   it("ranks first a message holding every word of a query of four words or more", async () => {

@@ -41,15 +41,16 @@ export interface SemanticRecall {
   /**
    * Of `words` (the full-text search's, see `queryWords`), those a search for `query` does not
    * cover fully, which a full-text search has to: see `SessionTerms.uncoveredWords`. Asked right
-   * after `nearestMessages`, as of the index that search caught up: every word when it did not
-   * reach the store's end (or no search came first). Absent when the index holds no words (an
-   * embedder's). Never throws; on a failure, every word.
+   * after `nearestMessages` (with the same `queryWords`), as of the index that search caught up:
+   * every word when it did not reach the store's end (or no search came first). Absent when the
+   * index holds no words (an embedder's). Never throws; on a failure, every word.
    */
   uncoveredWords?(
     store: LosslessStore,
     sessionId: string,
     query: string,
     words: readonly string[],
+    queryWords?: number,
   ): Promise<string[]>;
   /**
    * The heads of the messages among `seqs` that the index holds (a message's head never changes),
@@ -68,6 +69,11 @@ export interface NearestOptions {
   minScore?: number;
   skip?: (seq: number) => boolean;
   storedUpTo?: number;
+  /**
+   * For an index that ranks words: the most query words it searches, the rarest first (its own
+   * default otherwise). Fewer make a search of a long prompt cheaper.
+   */
+  queryWords?: number;
 }
 
 export interface SemanticRecallOptions {

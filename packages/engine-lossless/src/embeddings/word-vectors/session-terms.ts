@@ -17,7 +17,7 @@ import { NearestRows } from "./nearest-rows.js";
 import { completeRows, insertRanked, type RankedHit, ranksAbove, type Scoring } from "./ranked-hits.js";
 import { RowHeads } from "./row-heads.js";
 import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
-import type { WordVectorTable } from "./word-vector-table.js";
+import { unitRowOf, type WordVectorTable } from "./word-vector-table.js";
 
 /** Nearest session words a query word may match through; bounds the postings read per word. */
 const MAX_NEIGHBOURS = 48;
@@ -39,17 +39,10 @@ const MAX_POSTINGS = 256;
  */
 const COMPLETE_MATCH_TERMS = 4;
 /**
- * Query words searched: the rarest, as the table ranks them (words it lacks count as rarest). The
- * evidence block's full-text search takes the prompt's 12 longest words and searches those this
- * search leaves out (`uncoveredWords`), so in a prompt of more than 12 words some words are
- * searched by neither. Long prompts are where the time goes: at 50,000 messages, p95 of a prompted
- * assembly fell from 5.4–5.5 to 4.6–4.7 ms with 6 instead of 12 (two interleaved pairs; in a third
- * the run of 6 met a slower spell of the machine, p50 3.9 against 2.8 ms). On the
- * quality suite 8 changed no figure and 6 none for the worse (M1 at 2k 78.3 → 79.7 %, in long
- * transcripts 65.2 / 68.1 → 66.7 / 69.6 %, M2 MRR 0.536 → 0.563); 5 lost 3 points in long
- * transcripts and 4 went under 80 % at 4k.
+ * Query words searched unless the caller asks for fewer (`search`): the rarest, as the table ranks
+ * them (words it lacks count as rarest).
  */
-const MAX_QUERY_TERMS = 6;
+const MAX_QUERY_TERMS = 12;
 /**
  * A neighbour in more messages than `standInBar` allows is skipped: a word that common says little
  * about any one message. The bar is this share of the messages: at a tenth instead of a hundredth,
@@ -104,7 +97,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   /** Neighbour lists of recent query words, extended as the vocabulary grows. */
   private readonly neighbourCache = new Map<string, NeighbourList>();
   /** `searchedTerms` of the last query (callers only read the list). */
-  private lastSearched: { query: string; terms: string[] } | undefined;
+  private lastSearched: { query: string; queryWords: number; terms: string[] } | undefined;
   /**
    * Per row, its score so far and its best score for the current query word: kept between
    * searches (and zeroed where used), since allocating them per search cost as much as scoring.
@@ -130,14 +123,19 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * The best `limit` messages for `query`'s words, leaving out the seqs `skip` names: complete
    * matches first (see `COMPLETE_MATCH_TERMS`), then by score.
    */
-  search(query: string, limit: number, skip?: (seq: number) => boolean): SearchHit<number>[] {
+  search(
+    query: string,
+    limit: number,
+    skip?: (seq: number) => boolean,
+    queryWords = MAX_QUERY_TERMS,
+  ): SearchHit<number>[] {
     const count = this.rows.count;
     if (count === 0 || limit <= 0) return [];
     this.ensureScratch(count);
     const best: RankedHit[] = [];
     let scoredCount = 0;
     try {
-      const scoring = this.scoreRows(query, count, skip);
+      const scoring = this.scoreRows(query, queryWords, count, skip);
       scoredCount = scoring.scored;
       const { totals, scored } = this;
       const { seqs } = this.rows;
@@ -185,7 +183,12 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * start of `scored`, and answers how many. BM25 is rearranged so a posting costs one multiply,
    * one add and one division: `rarity·s·(k1+1) / (s + k1·(1−b) + k1·b·length/average)`.
    */
-  private scoreRows(query: string, count: number, skip: ((seq: number) => boolean) | undefined): Scoring {
+  private scoreRows(
+    query: string,
+    queryWords: number,
+    count: number,
+    skip: ((seq: number) => boolean) | undefined,
+  ): Scoring {
     const { totals, termBest, scored, touched, lengths } = this;
     const { seqs } = this.rows;
     const lengthWeight = (K1 * B * count) / Math.max(1, this.totalLength);
@@ -193,7 +196,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     let scoredCount = 0;
     const present: (readonly number[])[] = [];
     const commonBar = standInBar(count);
-    for (const word of this.searchedTerms(query)) {
+    for (const word of this.searchedTerms(query, queryWords)) {
       const own = this.vocabulary.get(word);
       let ownWalked = false;
       let touchedCount = 0;
@@ -247,8 +250,8 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * (only the full-text index's stemming finds its other forms). A function word is covered:
    * neither search uses it.
    */
-  uncoveredWords(query: string, words: readonly string[]): string[] {
-    const searched = new Set(this.searchedTerms(query));
+  uncoveredWords(query: string, words: readonly string[], queryWords = MAX_QUERY_TERMS): string[] {
+    const searched = new Set(this.searchedTerms(query, queryWords));
     return words.filter((word) => {
       const plain = plainWord(word);
       if (plain === undefined) return true;
@@ -265,15 +268,21 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
    * evidence of a prompt asks twice (`search`, then `uncoveredWords`), and reading a pasted log's
    * words took 0.4 ms each time.
    */
-  private searchedTerms(query: string): string[] {
-    if (this.lastSearched?.query !== query)
-      this.lastSearched = { query, terms: this.rarestFirst(queryWordsOf(query)).slice(0, MAX_QUERY_TERMS) };
-    return this.lastSearched.terms;
+  private searchedTerms(query: string, queryWords: number): string[] {
+    const last = this.lastSearched;
+    if (last?.query === query && last.queryWords === queryWords) return last.terms;
+    const most = Math.max(0, Math.floor(queryWords));
+    const terms = this.rarestFirst(queryWordsOf(query), most).slice(0, most);
+    this.lastSearched = { query, queryWords, terms };
+    return terms;
   }
 
-  /** `words` with the least frequent first, by their rank in the table (its files list the most frequent first). */
-  private rarestFirst(words: string[]): string[] {
-    if (words.length <= MAX_QUERY_TERMS) return words;
+  /**
+   * `words` with the least frequent first, by their rank in the table (its files list the most
+   * frequent first); as given when there are no more than `most`.
+   */
+  private rarestFirst(words: string[], most: number): string[] {
+    if (words.length <= most) return words;
     // Each word's rank looked up once, not per comparison (a pasted log has hundreds of words).
     const ranked = words.map((word) => ({
       word,
@@ -306,7 +315,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     const query = this.table.rows.get(word);
     if (query !== undefined) {
       const ownRow = own === undefined ? -1 : (this.rowOfWord[own] as number);
-      const similarities = this.vectors.dots(unitRow(this.table, query), fromRow, toRow);
+      const similarities = this.vectors.dots(unitRowOf(this.table, query), fromRow, toRow);
       const { neighbours } = list;
       // A full list only takes words nearer than its weakest.
       let bar = this.minSimilarity;
@@ -380,29 +389,11 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     }
     const row = this.vectors.count;
     // Appended first: a failed append leaves no word pointing at a row that does not exist.
-    this.vectors.append(unitRow(this.table, tableRow));
+    this.vectors.append(unitRowOf(this.table, tableRow));
     this.rowOfWord.push(row);
     this.vectorWords.push(id);
     return id;
   }
-}
-
-/** Row `row` of the table as a unit vector of floats. */
-function unitRow(table: WordVectorTable, row: number): Float32Array {
-  const dimensions = table.dimensions;
-  const scale = table.scales[row] ?? 0;
-  const vector = new Float32Array(dimensions);
-  let sum = 0;
-  for (let dimension = 0; dimension < dimensions; dimension++) {
-    const value = (table.components[row * dimensions + dimension] ?? 0) * scale;
-    vector[dimension] = value;
-    sum += value * value;
-  }
-  if (sum === 0) return vector;
-  const inverse = 1 / Math.sqrt(sum);
-  for (let dimension = 0; dimension < dimensions; dimension++)
-    vector[dimension] = (vector[dimension] ?? 0) * inverse;
-  return vector;
 }
 
 /**

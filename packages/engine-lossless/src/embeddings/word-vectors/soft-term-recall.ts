@@ -43,20 +43,20 @@ export function createSoftTermRecall(
   );
   return {
     ranksWords: true,
-    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo }) {
+    async nearestMessages(store, sessionId, query, { limit, minScore = 0, skip, storedUpTo, queryWords }) {
       try {
         const index = await indexes.current(store, sessionId, storedUpTo);
-        return index.search(query, limit, skip).filter((hit) => hit.score >= minScore);
+        return index.search(query, limit, skip, queryWords).filter((hit) => hit.score >= minScore);
       } catch (error) {
         indexes.report(sessionId, error);
         return [];
       }
     },
-    async uncoveredWords(store, sessionId, query, words) {
+    async uncoveredWords(store, sessionId, query, words, queryWords) {
       try {
         // The search just before caught the index up: no second probe of the store.
         const index = await indexes.indexOf(store, sessionId);
-        return index.caughtUp ? index.uncoveredWords(query, words) : [...words];
+        return index.caughtUp ? index.uncoveredWords(query, words, queryWords) : [...words];
       } catch (error) {
         indexes.report(sessionId, error);
         return [...words];

@@ -310,3 +310,21 @@ export async function writeTableFile(path: string, stamp: TableStamp, table: Wor
   );
   await rename(temporary, path);
 }
+
+/** Row `row` of the table as a unit vector of floats. */
+export function unitRowOf(table: WordVectorTable, row: number): Float32Array {
+  const dimensions = table.dimensions;
+  const scale = table.scales[row] ?? 0;
+  const vector = new Float32Array(dimensions);
+  let sum = 0;
+  for (let dimension = 0; dimension < dimensions; dimension++) {
+    const value = (table.components[row * dimensions + dimension] ?? 0) * scale;
+    vector[dimension] = value;
+    sum += value * value;
+  }
+  if (sum === 0) return vector;
+  const inverse = 1 / Math.sqrt(sum);
+  for (let dimension = 0; dimension < dimensions; dimension++)
+    vector[dimension] = (vector[dimension] ?? 0) * inverse;
+  return vector;
+}
