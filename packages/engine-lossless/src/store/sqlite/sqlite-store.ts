@@ -57,7 +57,7 @@ import { SqliteSearch } from "./sqlite-search.js";
 import { SqliteSummaryJobs } from "./sqlite-summary-jobs.js";
 import { SqliteViewWriter } from "./sqlite-view-writer.js";
 import { prepareStatements } from "./statements.js";
-import { StoreLog } from "./store-log.js";
+import { compactionLogBytes, StoreLog } from "./store-log.js";
 import { TermSelection } from "./term-selection.js";
 import { fileBytes } from "./wal.js";
 
@@ -149,9 +149,8 @@ export class SqliteLosslessStore implements LosslessStore {
   }
 
   async applyCompaction(sessionId: string, write: CompactionWrite): Promise<{ viewVersion: number }> {
-    // A compaction's write can be large (a 50k backlog's: 0.55 s): with a grown log it would push
-    // it past SQLite's own checkpoint, run inside its commit (0.3–0.4 s more on the event loop).
-    await this.log.emptyIfLarge();
+    // A compaction's write can be large (a 50k backlog's: 0.55 s and 20 MB of log).
+    await this.log.makeRoomFor(compactionLogBytes(write));
     return this.run("applyCompaction", () => this.writer.applyCompaction(sessionId, write));
   }
 
