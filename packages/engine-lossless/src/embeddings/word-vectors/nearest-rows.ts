@@ -91,3 +91,22 @@ export class NearestRows {
 function ranksBelow(row: number, similarity: number, otherRow: number, otherSimilarity: number): boolean {
   return similarity < otherSimilarity || (similarity === otherSimilarity && row > otherRow);
 }
+
+/** A session word near a query word, by the cosine of their vectors. */
+export interface Neighbour {
+  word: number;
+  similarity: number;
+}
+
+/** A query word's neighbours among the first `scannedWords` vocabulary words (`scannedRows` vectors). */
+export interface NeighbourList {
+  neighbours: Neighbour[];
+  scannedWords: number;
+  scannedRows: number;
+}
+
+/** Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the `most` nearest. */
+export function keepNearest(neighbours: Neighbour[], most: number): void {
+  neighbours.sort((left, right) => right.similarity - left.similarity);
+  neighbours.length = Math.min(neighbours.length, most);
+}

@@ -13,7 +13,7 @@ import { isStoredHousekeeping } from "../../recall/stored-housekeeping.js";
 import type { LosslessStore, SearchHit, StoredMessage, StoredMessageHead } from "../../store/store.js";
 import { PagedSessionIndex } from "../session-indexes.js";
 import { createVectorRows, type VectorRows } from "../vector-rows/vector-rows.js";
-import { NearestRows } from "./nearest-rows.js";
+import { keepNearest, NearestRows, type Neighbour, type NeighbourList } from "./nearest-rows.js";
 import { completeRows, insertRanked, type RankedHit, ranksAbove, type Scoring } from "./ranked-hits.js";
 import { RowHeads } from "./row-heads.js";
 import { indexedWords, plainWord, queryWordsOf, readableText, termOf } from "./session-words.js";
@@ -67,18 +67,6 @@ function standInBar(count: number): number {
 /** BM25's usual constants. */
 const K1 = 1.2;
 const B = 0.75;
-
-interface Neighbour {
-  word: number;
-  similarity: number;
-}
-
-/** A query word's neighbours among the first `scannedWords` vocabulary words (`scannedRows` vectors). */
-interface NeighbourList {
-  neighbours: Neighbour[];
-  scannedWords: number;
-  scannedRows: number;
-}
 
 export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
   private readonly vocabulary = new Map<string, number>();
@@ -330,7 +318,7 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     list.scannedWords = toWord;
     list.scannedRows = toRow;
     if (list.neighbours.length === before) return;
-    keepNearest(list.neighbours);
+    keepNearest(list.neighbours, MAX_NEIGHBOURS);
   }
 
   /**
@@ -394,13 +382,4 @@ export class SessionTerms extends PagedSessionIndex<WordVectorTable> {
     this.vectorWords.push(id);
     return id;
   }
-}
-
-/**
- * Sorts `neighbours` nearest first (the word itself, at 1, stays first) and keeps the
- * `MAX_NEIGHBOURS` nearest.
- */
-function keepNearest(neighbours: Neighbour[]): void {
-  neighbours.sort((left, right) => right.similarity - left.similarity);
-  neighbours.length = Math.min(neighbours.length, MAX_NEIGHBOURS);
 }
