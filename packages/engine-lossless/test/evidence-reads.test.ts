@@ -1,4 +1,9 @@
-import { charEstimateTokenCounter, MemoryLogger } from "@clew/core";
+import {
+  charEstimateTokenCounter,
+  MEMORY_FLUSH_PROMPT_START,
+  MemoryLogger,
+  SILENT_REPLY_TOKEN,
+} from "@clew/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { recallEvidence } from "../src/assemble/recall-evidence.js";
 import type { SemanticRecall } from "../src/embeddings/semantic-recall.js";
@@ -35,6 +40,49 @@ function recordingReads<Argument extends number | string>(
     },
   });
 }
+
+/** An assistant reply stored at `index`, its text `text`. */
+function replyRecord(sessionId: string, index: number, text: string) {
+  const json = JSON.stringify({
+    content: [{ text, type: "text" }],
+    role: "assistant",
+    timestamp: 1_000 + index,
+  });
+  return { ...textRecord(sessionId, index, `reply ${text}`), role: "assistant", json };
+}
+
+describe("evidence without housekeeping", () => {
+  it("chooses again without a memory flush the full-text search ranked first, so its room goes to the next hit", async () => {
+    const flush = `${MEMORY_FLUSH_PROMPT_START}: kestrel nest, kestrel nest; else ${SILENT_REPLY_TOKEN}.`;
+    await store.appendMessages("s1", [
+      textRecord(
+        "s1",
+        1,
+        "The kestrel nested by the old quarry, we think, after a long watch from the path by the gate.",
+      ),
+      replyRecord("s1", 2, "Noted, the quarry."),
+      ...Array.from({ length: 20 }, (_, index) => textRecord("s1", index + 3, `filler note ${index}`)),
+      textRecord("s1", 23, flush),
+      replyRecord("s1", 24, SILENT_REPLY_TOKEN),
+    ]);
+    const reads: number[][] = [];
+    const evidence = await recallEvidence({
+      store: recordingReads(store, reads),
+      sessionId: "s1",
+      query: "where did the kestrel nest?",
+      inContext: () => false,
+      // Room for one exchange.
+      roomTokens: 130,
+      counter: charEstimateTokenCounter,
+    });
+    expect(String(evidence?.message.content)).toContain("old quarry");
+    expect(String(evidence?.message.content)).not.toContain(MEMORY_FLUSH_PROMPT_START);
+    // The first choice read the flush; the second did not.
+    expect(reads).toHaveLength(2);
+    expect(reads[0]).toContain(23);
+    expect(reads[1]).not.toContain(23);
+  });
+});
 
 describe("evidence reads", () => {
   it("reads whole only the messages it shows, however many match", async () => {

@@ -128,25 +128,19 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   if (request.roomTokens < MIN_ROOM_TOKENS) return undefined;
   const words = queryWords(request.query, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
-  const searchWords = (searched: readonly string[] = words) =>
-    request.store.searchMessages(request.sessionId, searched, CANDIDATES, {
-      maxRanked: MAX_RANKED,
-      skip: request.inContext,
-      indexAtMost: INDEX_AT_MOST,
-    });
-  const roomTokens = request.roomTokens - INTRO_TOKENS;
-  // Hits and their partners are chosen by their heads; only the chosen few are read whole (a tool
-  // result can be tens of kilobytes, and most candidates are never shown).
-  const heads = new EvidenceHeads(request, roomTokens);
-  const chosen =
-    request.meaning?.ranksWords === true
-      ? await softTermUnits(request.meaning, request, words, searchWords, heads)
-      : await exchangeUnits(request, searchWords, heads);
+  let found = await chooseAndRead(request, words);
+  // Housekeeping is told by its text, read only once chosen (the full-text index holds it): chosen
+  // again without it, its room goes to the next hits instead of staying empty.
+  const housekeeping = new Set(found.stored.filter(isStoredHousekeeping).map((message) => message.seq));
+  if (housekeeping.size > 0) {
+    const inContext = request.inContext;
+    found = await chooseAndRead(
+      { ...request, inContext: (seq) => inContext(seq) || housekeeping.has(seq) },
+      words,
+    );
+  }
+  const { chosen, stored, heads } = found;
   if (chosen.length === 0) return undefined;
-  const stored = await request.store.readMessages(
-    request.sessionId,
-    chosen.flat().map((head) => head.seq),
-  );
   const storedBySeq = new Map(
     stored.filter((message) => !isStoredHousekeeping(message)).map((message) => [message.seq, message]),
   );
@@ -171,6 +165,28 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
     readable.pop();
   }
   return undefined;
+}
+
+/**
+ * The units of evidence chosen by their heads (see `softTermUnits` and `exchangeUnits`), and their
+ * messages read whole; hits and their partners are chosen by their heads, and only the chosen few
+ * are read whole (a tool result can be tens of kilobytes, and most candidates are never shown).
+ */
+async function chooseAndRead(request: EvidenceRequest, words: readonly string[]) {
+  const searchWords = (searched: readonly string[] = words) =>
+    request.store.searchMessages(request.sessionId, searched, CANDIDATES, {
+      maxRanked: MAX_RANKED,
+      skip: request.inContext,
+      indexAtMost: INDEX_AT_MOST,
+    });
+  const heads = new EvidenceHeads(request, request.roomTokens - INTRO_TOKENS);
+  const chosen =
+    request.meaning?.ranksWords === true
+      ? await softTermUnits(request.meaning, request, words, searchWords, heads)
+      : await exchangeUnits(request, searchWords, heads);
+  const seqs = chosen.flat().map((head) => head.seq);
+  const stored = seqs.length === 0 ? [] : await request.store.readMessages(request.sessionId, seqs);
+  return { chosen, stored, heads };
 }
 
 /**
