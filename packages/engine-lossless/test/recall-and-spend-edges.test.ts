@@ -107,6 +107,15 @@ class RecordingIndex extends PagedSessionIndex<string> {
   }
 }
 
+/** Session indexes that make `RecordingIndex`es, `maxSessions` of them kept (8 by default). */
+function recordingIndexes(maxSessions?: number): SessionIndexes<string, RecordingIndex> {
+  return new SessionIndexes<string, RecordingIndex>(
+    "model",
+    (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
+    { logger: new MemoryLogger(), ...(maxSessions === undefined ? {} : { maxSessions }) },
+  );
+}
+
 describe("session indexes over their size limit", () => {
   const stores = useTempStorePath("clew-lossless-edges-");
 
@@ -114,11 +123,7 @@ describe("session indexes over their size limit", () => {
     const store = stores.open();
     const records = Array.from({ length: 300 }, (_, index) => textRecord("long", index + 1, `word${index}`));
     await store.appendMessages("long", records);
-    const indexes = new SessionIndexes<string, RecordingIndex>(
-      "model",
-      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
-      { logger: new MemoryLogger() },
-    );
+    const indexes = recordingIndexes();
     const index = await indexes.indexOf(store, "long");
     const done = index.catchUpInBackground(() => undefined);
     // Promise callbacks alone (a turn's assembly awaiting the store) never run a second page.
@@ -172,11 +177,7 @@ describe("session indexes over their size limit", () => {
     const store = stores.open();
     const old = Array.from({ length: 5 }, (_, index) => textRecord("s", index + 1, `old${index}`));
     await store.appendMessages("s", old);
-    const indexes = new SessionIndexes<string, RecordingIndex>(
-      "model",
-      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
-      { logger: new MemoryLogger() },
-    );
+    const indexes = recordingIndexes();
     const first = await indexes.current(store, "s", 5);
     expect(first.seqs).toEqual([1, 2, 3, 4, 5]);
 
@@ -205,19 +206,13 @@ describe("session indexes over their size limit", () => {
 
 describe("an index of a session deleted and written again", () => {
   const stores = useTempStorePath("clew-lossless-rewritten-");
-  const indexesOf = (maxSessions?: number) =>
-    new SessionIndexes<string, RecordingIndex>(
-      "model",
-      (at, sessionId, model) => new RecordingIndex(at, sessionId, model),
-      { logger: new MemoryLogger(), ...(maxSessions === undefined ? {} : { maxSessions }) },
-    );
   const records = (session: string, count: number, word: string, from = 1) =>
     Array.from({ length: count }, (_, index) => textRecord(session, from + index, `${word}${index}`));
 
   it("keeps an index ahead of the caller's figure when its newest message is still stored", async () => {
     const store = stores.open();
     await store.appendMessages("s", records("s", 5, "kept"));
-    const indexes = indexesOf();
+    const indexes = recordingIndexes();
     const index = await indexes.current(store, "s");
     // The caller read the view before the index caught up with a fifth message.
     expect(await indexes.current(store, "s", 4)).toBe(index);
@@ -230,7 +225,7 @@ describe("an index of a session deleted and written again", () => {
     // background page happens to be read before the search goes on.
     const store = slowReads(stores.open());
     await store.appendMessages("s", records("s", 5, "old"));
-    const indexes = indexesOf();
+    const indexes = recordingIndexes();
     const old = await indexes.current(store, "s");
     await store.deleteSession("s");
     // More than 8 pages: too far behind to read before answering.
@@ -246,7 +241,7 @@ describe("an index of a session deleted and written again", () => {
   it("is made again by a warm-up, and holds nothing once its session is deleted", async () => {
     const store = stores.open();
     await store.appendMessages("s", records("s", 5, "old"));
-    const indexes = indexesOf();
+    const indexes = recordingIndexes();
     const old = await indexes.current(store, "s");
     await store.deleteSession("s");
     await store.appendMessages("s", records("s", 3, "new"));
@@ -264,7 +259,7 @@ describe("an index of a session deleted and written again", () => {
     const store = stores.open();
     await store.appendMessages("a", records("a", 3, "alpha"));
     await store.appendMessages("b", records("b", 2, "beta"));
-    const indexes = indexesOf(1);
+    const indexes = recordingIndexes(1);
     const [a] = await Promise.all([indexes.current(store, "a"), indexes.indexOf(store, "b")]);
     expect(a.live).toBe(true);
     expect(a.caughtUp).toBe(true);

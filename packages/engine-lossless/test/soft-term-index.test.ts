@@ -1,11 +1,9 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
 import type { WordVectorTable } from "../src/embeddings/word-vectors/word-vector-table.js";
-import { silentLogger, storeWith, tinyTable } from "./support/soft-term-sessions.js";
-import { TempEngines } from "./support/temp-engine.js";
+import { silentLogger, useSoftTermSessions } from "./support/soft-term-sessions.js";
 
-const engines = new TempEngines();
-afterAll(() => engines.cleanup());
+const { tinyTable, storeWith } = useSoftTermSessions();
 
 /** `table` whose lookup of `word` throws the first `failures` times (a vector memory cannot take). */
 function failingOn(table: WordVectorTable, word: string, failures: number): WordVectorTable {
@@ -30,8 +28,8 @@ describe("the soft term index as sessions grow", () => {
         index < volvos ? `volvo note ${index}` : `plain note ${index}`,
       );
     const carHits = async (volvos: number) => {
-      const session = await storeWith(engines, [...notes(volvos), "The car is parked outside."]);
-      const recall = createSoftTermRecall(await tinyTable(engines), { logger: silentLogger });
+      const session = await storeWith([...notes(volvos), "The car is parked outside."]);
+      const recall = createSoftTermRecall(await tinyTable(), { logger: silentLogger });
       await recall.warm(session.store, "s");
       return recall.nearestMessages(session.store, "s", "car", { limit: 200 });
     };
@@ -40,12 +38,12 @@ describe("the soft term index as sessions grow", () => {
   });
 
   it("adds a page whole or not at all: a failure midway leaves none of its rows to be indexed twice", async () => {
-    const session = await storeWith(engines, [
+    const session = await storeWith([
       "The car is parked outside.",
       "I bought a used Volvo yesterday.",
       "The car needs washing.",
     ]);
-    const recall = createSoftTermRecall(failingOn(await tinyTable(engines), "volvo", 1), {
+    const recall = createSoftTermRecall(failingOn(await tinyTable(), "volvo", 1), {
       logger: silentLogger,
     });
     // The first message is indexed before the second fails: the search answers nothing.

@@ -1,23 +1,9 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
-import {
-  loadWordVectorTable,
-  type WordVectorTable,
-} from "../src/embeddings/word-vectors/word-vector-table.js";
-import {
-  type SoftTermSession,
-  silentLogger as silent,
-  storeWith as storeIn,
-  tinyTable as tinyTableIn,
-} from "./support/soft-term-sessions.js";
-import { TempEngines } from "./support/temp-engine.js";
+import { loadWordVectorTable } from "../src/embeddings/word-vectors/word-vector-table.js";
+import { silentLogger as silent, useSoftTermSessions } from "./support/soft-term-sessions.js";
 
-const engines = new TempEngines();
-afterAll(() => engines.cleanup());
-
-const tinyTable = (): Promise<WordVectorTable> => tinyTableIn(engines);
-const storeWith = (texts: readonly string[], unreadable?: ReadonlySet<number>): Promise<SoftTermSession> =>
-  storeIn(engines, texts, unreadable);
+const { tinyTable, storeWith } = useSoftTermSessions();
 
 describe("soft term matching over word vectors", () => {
   it("matches a query word through the session's words nearest to it, the word itself first", async () => {
@@ -134,6 +120,9 @@ describe("soft term matching over word vectors", () => {
     };
     expect(await asked(`${rare(6)} volvo`)).toEqual(["volvo"]);
     expect(await asked(`${rare(5)} volvo`)).toEqual([]);
+    // The same query asked for twelve words just before: the count asked for decides, not the last search.
+    expect(await uncovered(`${rare(11)} volvo`, ["volvo"])).toEqual([]);
+    expect(await asked(`${rare(11)} volvo`)).toEqual(["volvo"]);
   });
 
   it("ranks first a message holding every word of a query of four words or more", async () => {

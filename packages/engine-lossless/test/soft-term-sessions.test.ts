@@ -1,21 +1,13 @@
 import { MEMORY_FLUSH_PROMPT_START, SILENT_REPLY_TOKEN } from "@clew/core";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSoftTermRecall } from "../src/embeddings/word-vectors/soft-term-recall.js";
-import type { WordVectorTable } from "../src/embeddings/word-vectors/word-vector-table.js";
 import {
   SOFT_TERMS_START,
-  type SoftTermSession,
   silentLogger as silent,
-  storeWith as storeIn,
-  tinyTable as tinyTableIn,
+  useSoftTermSessions,
 } from "./support/soft-term-sessions.js";
-import { TempEngines } from "./support/temp-engine.js";
 
-const engines = new TempEngines();
-afterAll(() => engines.cleanup());
-
-const tinyTable = (): Promise<WordVectorTable> => tinyTableIn(engines);
-const storeWith = (texts: readonly string[]): Promise<SoftTermSession> => storeIn(engines, texts);
+const { tinyTable, storeWith } = useSoftTermSessions();
 
 describe("soft term matching over what a session holds", () => {
   it("indexes no word of a host's memory flush prompt, so it never takes a hit's place", async () => {

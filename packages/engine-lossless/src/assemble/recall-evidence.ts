@@ -129,20 +129,19 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
   const words = queryWords(request.query, MAX_QUERY_WORDS);
   if (words.length === 0) return undefined;
   let found = await chooseAndRead(request, words);
+  let housekeeping = housekeepingIn(found.stored);
   // Housekeeping is told by its text, read only once chosen (the full-text index holds it): chosen
   // again without it, its room goes to the next hits instead of staying empty.
-  const housekeeping = new Set(found.stored.filter(isStoredHousekeeping).map((message) => message.seq));
   if (housekeeping.size > 0) {
+    const left = housekeeping;
     const inContext = request.inContext;
-    found = await chooseAndRead(
-      { ...request, inContext: (seq) => inContext(seq) || housekeeping.has(seq) },
-      words,
-    );
+    found = await chooseAndRead({ ...request, inContext: (seq) => inContext(seq) || left.has(seq) }, words);
+    housekeeping = housekeepingIn(found.stored);
   }
   const { chosen, stored, heads } = found;
   if (chosen.length === 0) return undefined;
   const storedBySeq = new Map(
-    stored.filter((message) => !isStoredHousekeeping(message)).map((message) => [message.seq, message]),
+    stored.filter((message) => !housekeeping.has(message.seq)).map((message) => [message.seq, message]),
   );
   // A message deleted between the two reads is left out, and so is a host's housekeeping.
   const readable = chosen
@@ -168,9 +167,9 @@ export async function recallEvidence(request: EvidenceRequest): Promise<Recalled
 }
 
 /**
- * The units of evidence chosen by their heads (see `softTermUnits` and `exchangeUnits`), and their
- * messages read whole; hits and their partners are chosen by their heads, and only the chosen few
- * are read whole (a tool result can be tens of kilobytes, and most candidates are never shown).
+ * The units of evidence, hits and their partners chosen by their heads (`softTermUnits`,
+ * `exchangeUnits`), and their messages: only the chosen few are read whole (a tool result can be
+ * tens of kilobytes, and most candidates are never shown).
  */
 async function chooseAndRead(request: EvidenceRequest, words: readonly string[]) {
   const searchWords = (searched: readonly string[] = words) =>
@@ -267,6 +266,11 @@ async function softTermUnits(
   }
   await heads.readPartners(chosen.hits);
   return withPartners(chosen, heads.bySeq, request.inContext);
+}
+
+/** Seqs of the housekeeping among `stored` (see `isStoredHousekeeping`). */
+function housekeepingIn(stored: readonly StoredMessage[]): Set<number> {
+  return new Set(stored.filter(isStoredHousekeeping).map((message) => message.seq));
 }
 
 function nearestOptions(request: EvidenceRequest): NearestOptions {

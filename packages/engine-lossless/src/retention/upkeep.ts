@@ -77,15 +77,15 @@ export class PeriodicUpkeep {
     private readonly logger: Logger,
   ) {}
 
-  /**
-   * Runs upkeep (incremental reclaiming) when the interval has passed since the last run of any
-   * process; undefined when it was not due or failed (failures are logged). Never throws.
-   */
   /** Called as the engine closes its store: upkeep then runs no more, and one cut short is quiet. */
   stop(): void {
     this.stopped = true;
   }
 
+  /**
+   * Runs upkeep (incremental reclaiming) when the interval has passed since the last run of any
+   * process; undefined when it was not due, was stopped or failed (failures are logged). Never throws.
+   */
   runIfDue(): Promise<UpkeepResult | undefined> {
     if (this.stopped) return Promise.resolve(undefined);
     this.running ??= this.attempt().finally(() => {

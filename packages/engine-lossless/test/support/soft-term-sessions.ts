@@ -1,4 +1,5 @@
 import type { AgentMessage, Logger } from "@clew/core";
+import { afterAll } from "vitest";
 import {
   loadWordVectorTable,
   type WordVectorTable,
@@ -6,7 +7,7 @@ import {
 import type { LosslessStore } from "../../src/store/store.js";
 import { userText } from "./conversations.js";
 import { store as stored } from "./preparation.js";
-import type { TempEngines } from "./temp-engine.js";
+import { TempEngines } from "./temp-engine.js";
 import { writeTinyVectors } from "./word-vectors.js";
 
 export const SOFT_TERMS_START = Date.UTC(2025, 3, 1, 9);
@@ -85,5 +86,21 @@ export async function storeWith(
       messages = texts.map((text, index) => userText(text, start + index));
       await stored(engine, "s", messages);
     },
+  };
+}
+
+/**
+ * For a test file: engines made in a temporary folder, removed after its tests, and `tinyTable` and
+ * `storeWith` over them.
+ */
+export function useSoftTermSessions(): {
+  tinyTable: () => Promise<WordVectorTable>;
+  storeWith: (texts: readonly string[], unreadable?: ReadonlySet<number>) => Promise<SoftTermSession>;
+} {
+  const engines = new TempEngines();
+  afterAll(() => engines.cleanup());
+  return {
+    tinyTable: () => tinyTable(engines),
+    storeWith: (texts, unreadable) => storeWith(engines, texts, unreadable),
   };
 }

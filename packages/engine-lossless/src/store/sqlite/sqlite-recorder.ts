@@ -238,11 +238,6 @@ export class SqliteRecorder {
     }
   }
 
-  /** Bytes of the database with its WAL, now. */
-  bytesOnDisk(): number {
-    return this.sizeOnDisk();
-  }
-
   /** What a reclaim that started at `bytesBefore` left. */
   reclaimResult(bytesBefore: number): ReclaimResult {
     const pageSize = Number(this.database.pragma("page_size", { simple: true }));

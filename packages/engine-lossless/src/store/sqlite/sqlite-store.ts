@@ -295,7 +295,7 @@ export class SqliteLosslessStore implements LosslessStore {
    */
   async reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult> {
     if (mode === "full") return this.run("reclaimSpace", () => this.recorder.reclaimAll());
-    const bytesBefore = this.run("reclaimSpace", () => this.recorder.bytesOnDisk());
+    const bytesBefore = this.run("reclaimSpace", () => fileBytes(this.path));
     for (const index of SEARCH_INDEXES) {
       for (let step = 0; step < MAX_MERGE_STEPS; step++) {
         const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));

@@ -1,6 +1,6 @@
 /**
- * The store's files on disk: their sizes, and the write-ahead log's truncation, shared by the
- * store's parts that empty it (background indexing, settle, upkeep, reclaim).
+ * The store's files on disk: their sizes, and the write-ahead log's truncation, shared by the log's
+ * keeper (`store-log.ts`) and a full reclaim (`SqliteRecorder.reclaimAll`).
  */
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
