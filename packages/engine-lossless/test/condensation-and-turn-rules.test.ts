@@ -101,6 +101,36 @@ describe("the threshold compaction and a run another worker is preparing", () =>
   });
 });
 
+describe("the threshold compaction and raw messages it leaves for preparation", () => {
+  // Two leaves (400 tokens, under the 500 of the summary share), four raw messages before the
+  // tail (a chunk not prepared yet) and the tail: 1,600 tokens, under `liveLeavesAbove`, so the
+  // leaf phase leaves the chunk raw for its prepared leaf. Counted with the summaries, those raw
+  // messages put "the summaries" over their share: compaction then condensed them, a live call
+  // per run of a summary and raw messages, each node one level deeper than the last (a long
+  // session measured 67 live calls in one compaction).
+  const items = [summary(1), summary(2), raw(3), raw(4), raw(5), raw(6), raw(7), raw(8)];
+
+  it("makes no node and calls no summarizer", async () => {
+    const summarizer = new StubSummarizer("live");
+    const options = resolveOptions({ condenseFanIn: SHAPE.condenseFanIn, summarizer });
+    const outcome = await compactView(
+      { ...options, counter: options.tokenCounter },
+      {
+        sessionId: "s",
+        items,
+        targetTokens: 1_800,
+        budgetTokens: 2_000,
+        force: true,
+        supply: leafSupplyOf([], 0),
+        liveLeavesAbove: 1_700,
+      },
+    );
+    expect(summarizer.calls).toEqual([]);
+    expect(outcome.write.edits).toEqual([]);
+    expect(outcome.items).toEqual(items);
+  });
+});
+
 describe("a running turn whose first user message is a steering message typed in its first step", () => {
   const T = 1_700_000_000_000;
   const stored: AgentMessage[] = [userText("hello", T), assistantText("hi", T + 1)];

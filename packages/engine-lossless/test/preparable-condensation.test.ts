@@ -19,14 +19,22 @@ describe("which condensation is prepared", () => {
   });
 
   it("prepares nothing the leaf phase could still change, or before the summaries fill half their share", () => {
-    // A raw message before the run's end would become a leaf first.
-    const rawFirst = [raw(1), summary(2), summary(3), summary(4), summary(5), ...tail(6)];
+    // A raw message before the run's end, large enough for a leaf, would become one first.
+    const rawFirst = [{ ...raw(1), tokens: 400 }, summary(2), summary(3), summary(4), summary(5), ...tail(6)];
     expect(preparableCondensation(rawFirst, TAIL_TOKENS, SHAPE)).toBeUndefined();
     // A run short of the fan-in, followed by raw messages that will become leaves and join it.
     const short = [summary(1), summary(2), summary(3), raw(4), raw(5), ...tail(6)];
     expect(preparableCondensation(short, TAIL_TOKENS, SHAPE)).toBeUndefined();
     // Two summaries hold 400 tokens: under half of the share.
     expect(preparableCondensation([summary(1), summary(2), ...tail(3)], TAIL_TOKENS, SHAPE)).toBeUndefined();
+  });
+
+  it("is not kept from preparing by raw messages too few for a leaf, which only a condensation folds in", () => {
+    // A session's first short prompt, left raw by every leaf phase (200 tokens, under 400), and
+    // a short message between two summaries.
+    const items = [raw(1), summary(2), summary(3), raw(4), summary(5), summary(6), ...tail(7)];
+    const chunk = preparableCondensation(items, TAIL_TOKENS, SHAPE);
+    expect(chunk).toMatchObject({ kind: "condensed", firstPosition: 1, lastPosition: 4 });
   });
 
   it("prepares a deeper run only when no raw message waits for the leaf phase", () => {

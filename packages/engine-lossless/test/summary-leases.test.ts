@@ -96,7 +96,7 @@ describe("summarizer calls in flight", () => {
         summarizer,
         summarizerConcurrency: limit,
       });
-      for (const sessionId of ["a", "b", "c"]) await store(engine, sessionId, turns(40));
+      for (const sessionId of ["a", "b", "c"]) await store(engine, sessionId, turns(60));
       await Promise.all([
         maintainAndSettle(engine, "a"),
         maintainAndSettle(engine, "b"),

@@ -36,6 +36,7 @@ import {
   type ItemRun,
   leafChunks,
   runTokens,
+  summaryTokensBefore,
 } from "./plan.js";
 
 export interface CompactionSettings extends NodeSettings {
@@ -171,7 +172,7 @@ async function condensePhase(
   const summaryLimit = Math.floor(request.budgetTokens * settings.summaryShare);
   for (;;) {
     const tailStart = freshTailStart(state.items, tailTokens);
-    const summaryTokens = runTokens(state.items, 0, tailStart);
+    const summaryTokens = summaryTokensBefore(state.items, tailStart);
     if (state.total() <= request.targetTokens && summaryTokens <= summaryLimit) return;
     const run = condenseRun(state.items, tailStart, condenseLimitsOf(settings, skip));
     if (run === undefined) return;

@@ -24,6 +24,21 @@ export function runTokens(items: readonly ViewItem[], start: number, end: number
 }
 
 /**
+ * Tokens of the summaries among `items[0, end)`: what `summaryShare` limits. Raw messages there
+ * are not counted: they wait for a leaf (the threshold compaction leaves chunks still being
+ * prepared raw), and counting them made compaction condense them, one live model call per small
+ * run of a summary and raw messages, into ever deeper chains.
+ */
+export function summaryTokensBefore(items: readonly ViewItem[], end: number): number {
+  let sum = 0;
+  for (let index = 0; index < end; index++) {
+    const item = items[index] as ViewItem;
+    if (item.summary !== undefined) sum += assembledTokens(item);
+  }
+  return sum;
+}
+
+/**
  * Index of the first item of the fresh tail: the newest items that fit in `tailTokens`, starting
  * at a group start, and at least the newest group whatever its size.
  */

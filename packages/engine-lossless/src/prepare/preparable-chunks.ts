@@ -11,6 +11,7 @@ import {
   freshTailStart,
   type ItemRun,
   leafChunks,
+  summaryTokensBefore,
 } from "../compaction/plan.js";
 import type { StoredSummaryJob, SummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
@@ -61,9 +62,7 @@ export function preparableCondensation(
   shape: CondenseShape,
 ): PreparableChunk | undefined {
   const tailStart = freshTailStart(items, tailTokens);
-  const before = items.slice(0, tailStart);
-  const summaryTokens = before.reduce((sum, item) => sum + (item.summary === undefined ? 0 : item.tokens), 0);
-  if (summaryTokens < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
+  if (summaryTokensBefore(items, tailStart) < shape.summaryLimit * PREPARE_CONDENSE_AT) return undefined;
   const run = condenseRun(items, tailStart, condenseLimitsOf(shape));
   if (run === undefined || !settled(items, run, tailStart, shape)) return undefined;
   return preparableOf("condensed", items, run);
@@ -88,7 +87,7 @@ function preparableOf(
 
 /** Whether compaction's leaf phase, and leaves still to come, leave `run` as it is (see above). */
 function settled(items: readonly ViewItem[], run: ItemRun, tailStart: number, shape: CondenseShape): boolean {
-  if (items.slice(0, run.end).some((item) => item.summary === undefined)) return false;
+  if (leavesBefore(items, run.end, tailStart, shape.leafChunkTokens)) return false;
   const depth = Math.min(...items.slice(run.start, run.end).map((item) => item.summary?.depth ?? 0));
   if (depth > 0 && items.slice(run.end, tailStart).some((item) => item.summary === undefined)) return false;
   if (run.end - run.start >= shape.condenseFanIn) return true;
@@ -96,6 +95,24 @@ function settled(items: readonly ViewItem[], run: ItemRun, tailStart: number, sh
   if (next?.summary === undefined) return false;
   const unbounded = condenseRun(items, items.length, condenseLimitsOf(shape));
   return unbounded?.start === run.start && unbounded.end === run.end;
+}
+
+/**
+ * Whether compaction's leaf phase (over chunks up to the fresh tail at `tailStart`) would make a
+ * leaf starting before `end`, now or once the tail moves. Raw messages there that it never
+ * makes one of (a run between summaries too small for a leaf, such as a session's first short
+ * prompt) stay raw until a condensation folds them in: they must not keep every condensation from
+ * being prepared.
+ */
+function leavesBefore(
+  items: readonly ViewItem[],
+  end: number,
+  tailStart: number,
+  chunkTokens: number,
+): boolean {
+  return leafChunks(items, tailStart, chunkTokens).some(
+    (chunk) => chunk.start < end && (!chunk.closed || chunk.tokens >= MIN_LEAF_CHUNK_TOKENS),
+  );
 }
 
 /**
