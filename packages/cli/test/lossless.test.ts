@@ -109,8 +109,13 @@ describe("clew lossless history and show", () => {
     const record = JSON.parse(pass.stdout) as { summaryIds: string[]; costUsd: number };
     expect(record).toMatchObject({ passId, sessionId: "recent", trigger: "force" });
     expect(record.costUsd).toBeCloseTo(0.00025 * record.summaryIds.length, 10);
-    const shownCost = /cost \$([0-9.]+)/.exec((await harness.run("lossless", "show", passId)).stdout)?.[1];
+    const shown = (await harness.run("lossless", "show", passId)).stdout;
+    const shownCost = /cost \$([0-9.]+)/.exec(shown)?.[1];
     expect(Number(shownCost)).toBeCloseTo(record.costUsd, 6);
+    // Nothing was prepared (`prepareSummaries: false`): every summary was a call during the pass.
+    expect(shown).toContain(
+      `: 0 prepared in the background, ${record.summaryIds.length} made during the pass`,
+    );
     const summary = await harness.run("lossless", "show", summaryId);
     expect(summary.code).toBe(0);
     expect(summary.stdout).toContain(`Summary ${summaryId} of session recent: leaf, depth 0`);

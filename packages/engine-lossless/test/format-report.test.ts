@@ -4,7 +4,7 @@ import type { StoredCompactionPass } from "../src/store/store.js";
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 
-function pass(summaryIds: string[]): StoredCompactionPass {
+function pass(summaryIds: string[], prepared?: number): StoredCompactionPass {
   return {
     sessionId: "s",
     passId: "pass_1",
@@ -21,7 +21,12 @@ function pass(summaryIds: string[]): StoredCompactionPass {
     tokensBefore: 4_200,
     tokensAfter: 1_100,
     inputs: { messages: 10, summaries: 0, tokens: 4_000 },
-    outputs: { leaf: summaryIds.length, condensed: 0, tokens: 300 },
+    outputs: {
+      leaf: summaryIds.length,
+      condensed: 0,
+      tokens: 300,
+      ...(prepared === undefined ? {} : { prepared }),
+    },
     summaryIds,
     writtenBy: ["extractive"],
   };
@@ -33,5 +38,16 @@ describe("a compaction pass as one line", () => {
       "pass_1 just now maintain compacted (leaf): 4,200 → 1,100 tokens (−3,100), 1 summary, 12 ms",
     );
     expect(formatPass(pass(["sum_a", "sum_b"]), NOW)).toContain("(−3,100), 2 summaries, 12 ms");
+  });
+});
+
+describe("how many of a pass's summaries were prepared", () => {
+  it("says so when some or all were, and nothing for records that did not count them", () => {
+    expect(formatPass(pass(["sum_a", "sum_b", "sum_c"], 2), NOW)).toContain(
+      "3 summaries (2 prepared), 12 ms",
+    );
+    expect(formatPass(pass(["sum_a", "sum_b"], 2), NOW)).toContain("2 summaries (all prepared), 12 ms");
+    expect(formatPass(pass(["sum_a", "sum_b"], 0), NOW)).toContain("2 summaries (0 prepared), 12 ms");
+    expect(formatPass(pass([], 0), NOW)).toContain("0 summaries, 12 ms");
   });
 });

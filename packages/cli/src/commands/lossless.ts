@@ -10,6 +10,7 @@ import {
   type LosslessStore,
   readPassCacheEffect,
   readSessionReport,
+  type StoredCompactionPass,
   type StoredSummary,
 } from "@clew/engine-lossless";
 import type { Command } from "commander";
@@ -123,7 +124,7 @@ async function showRecord(
       `  started ${new Date(pass.startedAt).toISOString()}, view version ${pass.viewVersionBefore} → ${pass.viewVersionAfter}`,
       `  target ${pass.targetTokens} tokens of a ${pass.budgetTokens}-token budget`,
       `  replaced ${pass.inputs.messages} messages and ${pass.inputs.summaries} summaries (${pass.inputs.tokens} tokens)`,
-      `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries (${pass.outputs.tokens} tokens)`,
+      `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries (${pass.outputs.tokens} tokens)${madeWhere(pass)}`,
       `  summarizer ${pass.summarizer}; written by ${pass.writtenBy.join(", ") || "nothing"}; cost ${pass.costUsd === undefined ? "unknown" : formatUsd(pass.costUsd)}`,
       ...(effect === undefined
         ? []
@@ -144,6 +145,13 @@ async function showRecord(
   const [summary] = sessionId === undefined ? [] : await store.readSummaries(sessionId, [id]);
   if (sessionId === undefined || summary === undefined) throw new LosslessRecordNotFoundError(id, path);
   return { text: summaryText(sessionId, summary), json: { sessionId, ...summary } };
+}
+
+/** Where a pass's summaries were made: prepared in the background, or during the pass (a model call each). */
+function madeWhere(pass: StoredCompactionPass): string {
+  const { leaf, condensed, prepared } = pass.outputs;
+  if (prepared === undefined || leaf + condensed === 0) return "";
+  return `: ${prepared} prepared in the background, ${leaf + condensed - prepared} made during the pass`;
 }
 
 function summaryText(sessionId: string, summary: StoredSummary): string {

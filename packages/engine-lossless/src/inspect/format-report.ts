@@ -64,9 +64,16 @@ export function formatPass(pass: StoredCompactionPass, now: number, cache?: Pass
   return (
     `${pass.passId} ${formatAgo(pass.startedAt, now)} ${pass.trigger} ${pass.outcome} (${pass.level}): ` +
     `${count(pass.tokensBefore)} → ${count(pass.tokensAfter)} tokens${change}, ` +
-    `${counted(pass.summaryIds.length, "summary", "summaries")}, ${Math.round(pass.durationMs)} ms` +
+    `${counted(pass.summaryIds.length, "summary", "summaries")}${preparedShare(pass)}, ${Math.round(pass.durationMs)} ms` +
     `${effect === undefined ? "" : `, ${effect}`}${reason}`
   );
+}
+
+/** How many of a pass's summaries were prepared in the background; nothing when it wrote none. */
+function preparedShare(pass: StoredCompactionPass): string {
+  const prepared = pass.outputs.prepared;
+  if (prepared === undefined || pass.summaryIds.length === 0) return "";
+  return prepared === pass.summaryIds.length ? " (all prepared)" : ` (${prepared} prepared)`;
 }
 
 /** One assembly: tokens of the budget by kind, what was left out, prefix stability. */

@@ -40,8 +40,12 @@ export interface NewCompactionPass {
   budgetTokens: number;
   /** The view items the pass replaced (items it made and replaced again are not counted). */
   inputs: { messages: number; summaries: number; tokens: number };
-  /** The summaries it wrote, by kind, and their tokens. */
-  outputs: { leaf: number; condensed: number; tokens: number };
+  /**
+   * The summaries it wrote, by kind, and their tokens; `prepared` of them were published from
+   * summaries made in the background, the rest were made during the pass (absent in records of
+   * versions that did not count them).
+   */
+  outputs: { leaf: number; condensed: number; tokens: number; prepared?: number };
   summaryIds: string[];
   /** The configured summarizer (`extractive`, `model:<provider>/<id>`). */
   summarizer: string;

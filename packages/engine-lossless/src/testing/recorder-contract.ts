@@ -279,7 +279,7 @@ function pass(
     targetTokens: 600,
     budgetTokens: 800,
     inputs: { messages: 3, summaries: 0, tokens: tokensBefore - tokensAfter },
-    outputs: { leaf: 1, condensed: 0, tokens: 40 },
+    outputs: { leaf: 1, condensed: 0, tokens: 40, prepared: 1 },
     summaryIds: ["sum_0000000000000001"],
     summarizer: "extractive",
     writtenBy: ["extractive"],

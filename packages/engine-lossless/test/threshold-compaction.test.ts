@@ -1,0 +1,54 @@
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  maintainAndSettle,
+  SMALL_CHUNKS,
+  StubSummarizer,
+  TempDatabases,
+  turns,
+} from "./support/preparation.js";
+
+const databases = new TempDatabases();
+afterAll(() => databases.cleanup());
+
+/** Messages a host turn adds: a prompt and the model's steps. */
+const TURN_MESSAGES = 3;
+
+describe("threshold compactions of a long session whose preparation keeps up", () => {
+  it("publish the summaries prepared in the background and make none during the pass", async () => {
+    const summarizer = new StubSummarizer("prepared");
+    const { engine, store } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      defaultTokenBudget: 32_000,
+      summarizer,
+    });
+    const conversation = turns(700);
+    // Every turn is stored and maintained as a host does, with the preparation it starts finished
+    // before the next turn (a model's reply takes longer than a summary of a small chunk).
+    for (let stored = 0; stored < conversation.length; stored += TURN_MESSAGES) {
+      await engine.afterTurn({
+        sessionId: "s",
+        sessionFile: "memory:s",
+        messages: conversation.slice(0, stored + TURN_MESSAGES),
+        prePromptMessageCount: stored,
+      });
+      await maintainAndSettle(engine, "s");
+    }
+    const passes = (await store.listCompactionPasses({ sessionId: "s", limit: 1_000 })).filter(
+      (pass) => pass.trigger === "maintain" && pass.summaryIds.length > 0,
+    );
+    const written = (kind: "leaf" | "condensed") => passes.reduce((sum, pass) => sum + pass.outputs[kind], 0);
+    expect(passes.length).toBeGreaterThanOrEqual(4);
+    expect(written("leaf")).toBeGreaterThan(20);
+    // Summaries still far under their share: nothing to condense yet.
+    expect(written("condensed")).toBe(0);
+    const madeDuringPass = passes.map(
+      (pass) => pass.outputs.leaf + pass.outputs.condensed - (pass.outputs.prepared ?? Number.NaN),
+    );
+    expect(madeDuringPass).toEqual(passes.map(() => 0));
+    // Every summarizer call was a preparation, of a summary published since or waiting for the
+    // next compaction: none was wasted.
+    const waiting = (await store.listSummaryJobs("s")).filter((job) => job.prepared !== undefined);
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(summarizer.calls).toHaveLength(written("leaf") + waiting.length);
+  });
+});
