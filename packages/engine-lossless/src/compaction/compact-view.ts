@@ -143,23 +143,59 @@ async function leafPhase(
   for (const items of chunks) {
     if (reached()) return;
     const prepared = request.supply?.prepared(items);
-    const run = prepared === undefined ? undefined : state.runOf(items.map((item) => item.position));
+    const run = prepared === undefined ? undefined : state.runOf(positionsOf(items));
     if (prepared !== undefined && run !== undefined && state.replace(run, prepared.node))
       state.settled.push(prepared.chunkKey);
     else unprepared.push(items);
   }
   const threshold = request.liveLeavesAbove;
   if (threshold !== undefined && state.total() <= threshold) return;
-  for (const items of unprepared) {
+  const live = unprepared.filter(
+    (items) => threshold === undefined || request.supply?.leased(items) !== true,
+  );
+  if (request.force && settings.grants !== undefined)
+    return buildLeavesTogether(settings, request, state, live);
+  for (const items of live) {
     if (reached()) return;
-    if (threshold !== undefined && request.supply?.leased(items) === true) continue;
-    const run = state.runOf(items.map((item) => item.position));
+    const run = state.runOf(positionsOf(items));
     if (run === undefined) continue;
     state.replace(
       run,
       await buildFor(settings, request, state, run, leafCap(settings.leafTargetTokens, run.tokens)),
     );
   }
+}
+
+/**
+ * A forced compaction summarizes every chunk, so their calls are made together, as many at once
+ * as the grants' concurrency limit lets (without grants nothing bounds them, and they are made one
+ * by one): a turn that pushed four chunks out of the tail at once had its compaction wait for four
+ * model calls in a row. Nodes go in in chunk order; when calls failed (or the signal fired), the
+ * nodes finished are kept and the first failure is thrown.
+ */
+async function buildLeavesTogether(
+  settings: CompactionSettings,
+  request: CompactViewRequest,
+  state: WorkingView,
+  chunks: readonly ViewItem[][],
+): Promise<void> {
+  const built = await Promise.allSettled(
+    chunks.map(async (items) => {
+      const run = state.runOf(positionsOf(items));
+      if (run === undefined) return undefined;
+      return buildFor(settings, request, state, run, leafCap(settings.leafTargetTokens, run.tokens));
+    }),
+  );
+  for (const [index, outcome] of built.entries()) {
+    const run = state.runOf(positionsOf(chunks[index] as ViewItem[]));
+    if (outcome.status === "fulfilled" && run !== undefined) state.replace(run, outcome.value);
+  }
+  const failed = built.find((outcome) => outcome.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+}
+
+function positionsOf(items: readonly ViewItem[]): number[] {
+  return items.map((item) => item.position);
 }
 
 async function condensePhase(

@@ -3,6 +3,7 @@ import {
   maintainAndSettle,
   SMALL_CHUNKS,
   StubSummarizer,
+  store,
   TempDatabases,
   turns,
 } from "./support/preparation.js";
@@ -50,5 +51,33 @@ describe("threshold compactions of a long session whose preparation keeps up", (
     const waiting = (await store.listSummaryJobs("s")).filter((job) => job.prepared !== undefined);
     expect(waiting.length).toBeGreaterThan(0);
     expect(summarizer.calls).toHaveLength(written("leaf") + waiting.length);
+  });
+});
+
+describe("a forced compaction with several chunks to summarize and nothing prepared", () => {
+  async function compactAt(concurrency: number) {
+    const summarizer = new StubSummarizer("live");
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer,
+      prepareSummaries: false,
+      summarizerConcurrency: concurrency,
+    });
+    await store(engine, "s", turns(60));
+    const result = await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    const view = await db.readContextView("s");
+    return { result, summarizer, items: view.items.map((item) => [item.position, item.ref]) };
+  }
+
+  it("makes the leaves' calls together, up to the concurrency limit, with the same outcome", async () => {
+    const oneByOne = await compactAt(1);
+    const together = await compactAt(3);
+    expect(oneByOne.result.compacted).toBe(true);
+    expect(oneByOne.summarizer.calls.length).toBeGreaterThanOrEqual(4);
+    expect(oneByOne.summarizer.maxInFlight).toBe(1);
+    expect(together.summarizer.maxInFlight).toBe(3);
+    expect(together.summarizer.calls).toHaveLength(oneByOne.summarizer.calls.length);
+    expect(together.items).toEqual(oneByOne.items);
+    expect(together.result.result?.tokensAfter).toBe(oneByOne.result.result?.tokensAfter);
   });
 });
