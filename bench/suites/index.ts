@@ -1,6 +1,7 @@
 import { InvalidOptionError } from "@clew/core";
 import { engineSpeedSuite } from "./engine-speed/engine-speed-suite.js";
 import { pipelineSuite } from "./pipeline/pipeline-suite.js";
+import { preparationSuite } from "./preparation/preparation-suite.js";
 import { qualitySuite } from "./quality/quality-suite.js";
 import type { BenchSuite } from "./suite.js";
 
@@ -9,12 +10,13 @@ export const BENCH_SUITES: Readonly<Record<string, BenchSuite<unknown>>> = {
   pipeline: pipelineSuite as BenchSuite<unknown>,
   quality: qualitySuite as BenchSuite<unknown>,
   engine: engineSpeedSuite as BenchSuite<unknown>,
+  preparation: preparationSuite as BenchSuite<unknown>,
 };
 
 /** Names the command line accepts besides the suites' own: `speed` is `pipeline`, `all` is every suite. */
 export const SUITE_ALIASES: Readonly<Record<string, readonly string[]>> = {
   speed: ["pipeline"],
-  all: ["pipeline", "quality", "engine"],
+  all: ["pipeline", "quality", "engine", "preparation"],
 };
 
 /** Suite names with aliases expanded, in order, without repeats. Throws like `benchSuite`. */

@@ -13,7 +13,7 @@ describe("bench arguments", () => {
     expect(() => parseBenchArgs(["--engine", "lossy"])).toThrow(/--engine.*legacy, recency, bm25, lossless/);
     expect(() => parseBenchArgs(["--counter", "bytes"])).toThrow(/--counter.*chars/);
     expect(() => parseBenchArgs(["--suite", "latency"])).toThrow(
-      /--suite.*pipeline, quality, engine, speed, all/,
+      /--suite.*pipeline, quality, engine, preparation, speed, all/,
     );
     expect(() => parseBenchArgs(["--suite", "quality", "--preset", "huge"])).toThrow(
       /--preset.*full, gate, tiny/,
@@ -22,7 +22,12 @@ describe("bench arguments", () => {
 
   it("reads speed as the pipeline suite and all as every suite", () => {
     expect(parseBenchArgs(["--suite", "speed"]).suites).toEqual(["pipeline"]);
-    expect(parseBenchArgs(["--suite", "all"]).suites).toEqual(["pipeline", "quality", "engine"]);
+    expect(parseBenchArgs(["--suite", "all"]).suites).toEqual([
+      "pipeline",
+      "quality",
+      "engine",
+      "preparation",
+    ]);
     expect(parseBenchArgs(["--suite", "quality,speed,pipeline"]).suites).toEqual(["quality", "pipeline"]);
   });
 
