@@ -1,3 +1,4 @@
+import type { Summarizer } from "@clew/core";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   maintainAndSettle,
@@ -79,5 +80,29 @@ describe("a forced compaction with several chunks to summarize and nothing prepa
     expect(together.summarizer.calls).toHaveLength(oneByOne.summarizer.calls.length);
     expect(together.items).toEqual(oneByOne.items);
     expect(together.result.result?.tokensAfter).toBe(oneByOne.result.result?.tokensAfter);
+  });
+
+  it("starts no more builds at once than the limit, each after the event loop had a turn", async () => {
+    // A model that answers at once: nothing but the builds' own steps frees the event loop.
+    const summarizer: Summarizer = { id: "model:test/instant", summarize: async () => "## Goal\n- done" };
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer,
+      prepareSummaries: false,
+      summarizerConcurrency: 2,
+    });
+    await store(engine, "s", turns(120));
+    let turnsOfTheLoop = 0;
+    let done = false;
+    const count = () => {
+      turnsOfTheLoop += 1;
+      if (!done) setImmediate(count);
+    };
+    setImmediate(count);
+    await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    done = true;
+    const [pass] = await db.listCompactionPasses({ sessionId: "s", limit: 1 });
+    expect(pass?.outputs.leaf).toBeGreaterThanOrEqual(10);
+    expect(turnsOfTheLoop).toBeGreaterThanOrEqual(Math.floor((pass?.outputs.leaf ?? 0) / 2));
   });
 });

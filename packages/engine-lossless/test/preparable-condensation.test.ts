@@ -37,6 +37,20 @@ describe("which condensation is prepared", () => {
     expect(chunk).toMatchObject({ kind: "condensed", firstPosition: 1, lastPosition: 4 });
   });
 
+  it("takes a deeper run's depth from its summaries, not from a raw message in it", () => {
+    // 1–4 is a run of condensed nodes and a short raw message (too few tokens for a leaf).
+    const withStraggler = [summary(1, 1), summary(2, 1), summary(3, 1), raw(4)];
+    // Message 5 will become a leaf, which compaction condenses first (with 4): not prepared.
+    const leafToCome = [...withStraggler, { ...raw(5), tokens: 1_900 }, ...tail(6)];
+    expect(preparableCondensation(leafToCome, TAIL_TOKENS, SHAPE)).toBeUndefined();
+    // With the straggler between summaries and no leaf to come, the run is prepared.
+    const settledRun = [summary(1, 1), summary(2, 1), raw(3), summary(4, 1), summary(5, 1), ...tail(6)];
+    expect(preparableCondensation(settledRun, TAIL_TOKENS, SHAPE)).toMatchObject({
+      firstPosition: 1,
+      lastPosition: 4,
+    });
+  });
+
   it("prepares a deeper run only when no raw message waits for the leaf phase", () => {
     const deep = [summary(1, 1), summary(2, 1), summary(3, 1), summary(4, 1)];
     expect(positionsOf(preparableCondensation([...deep, ...tail(5)], TAIL_TOKENS, SHAPE)?.items)).toEqual([

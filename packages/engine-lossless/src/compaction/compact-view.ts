@@ -21,7 +21,7 @@
  * over the target, or the room left is smaller than an empty summary; the outcome names which.
  * The sources stay stored, so nothing here loses a message.
  */
-import { abortReason } from "@clew/core";
+import { abortReason, EXTRACTIVE_SUMMARIZER_ID } from "@clew/core";
 import { nextMacrotask } from "../event-loop.js";
 import type { CompactionWrite } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
@@ -48,6 +48,8 @@ export interface CompactionSettings extends NodeSettings {
   condenseFanIn: number;
   /** Hands out the summarizer per node (spend budget, calls in flight); the plain summarizer without. */
   grants?: SummarizerGrants;
+  /** Leaves a forced compaction builds at once with a model summarizer (absent: one by one). */
+  summarizerConcurrency?: number;
 }
 
 export interface CompactViewRequest {
@@ -153,8 +155,9 @@ async function leafPhase(
   const live = unprepared.filter(
     (items) => threshold === undefined || request.supply?.leased(items) !== true,
   );
-  if (request.force && settings.grants !== undefined)
-    return buildLeavesTogether(settings, request, state, live);
+  const together = settings.summarizerConcurrency ?? 1;
+  if (request.force && together > 1 && settings.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID)
+    return buildLeavesTogether(settings, request, state, live, together);
   for (const items of live) {
     if (reached()) return;
     const run = state.runOf(positionsOf(items));
@@ -167,31 +170,45 @@ async function leafPhase(
 }
 
 /**
- * A forced compaction summarizes every chunk, so their calls are made together, as many at once
- * as the grants' concurrency limit lets (without grants nothing bounds them, and they are made one
- * by one): a turn that pushed four chunks out of the tail at once had its compaction wait for four
- * model calls in a row. Nodes go in in chunk order; when calls failed (or the signal fired), the
- * nodes finished are kept and the first failure is thrown.
+ * A forced compaction summarizes every chunk, so a model's calls are made `together` at a time
+ * (the engine's `summarizerConcurrency`): a turn that pushed four chunks out of the tail at once
+ * had its compaction wait for four calls in a row. No more than that are started at once, so each
+ * build still begins as a step of its own (the event loop free before it) and no more spend is
+ * reserved at once than the limiter lets run. Nodes go in in chunk order once every started build
+ * ended; after a failure no build is started, and the first failure is thrown (with the signal
+ * fired, `compactView` keeps the nodes finished, as on the one-by-one path).
  */
 async function buildLeavesTogether(
   settings: CompactionSettings,
   request: CompactViewRequest,
   state: WorkingView,
   chunks: readonly ViewItem[][],
+  together: number,
 ): Promise<void> {
-  const built = await Promise.allSettled(
-    chunks.map(async (items) => {
-      const run = state.runOf(positionsOf(items));
-      if (run === undefined) return undefined;
-      return buildFor(settings, request, state, run, leafCap(settings.leafTargetTokens, run.tokens));
-    }),
-  );
-  for (const [index, outcome] of built.entries()) {
-    const run = state.runOf(positionsOf(chunks[index] as ViewItem[]));
-    if (outcome.status === "fulfilled" && run !== undefined) state.replace(run, outcome.value);
+  const built = new Map<number, BuiltNode | undefined>();
+  let failure: { reason: unknown } | undefined;
+  let next = 0;
+  const builder = async () => {
+    while (next < chunks.length && failure === undefined) {
+      const index = next++;
+      const run = state.runOf(positionsOf(chunks[index] as ViewItem[]));
+      if (run === undefined) continue;
+      try {
+        built.set(
+          index,
+          await buildFor(settings, request, state, run, leafCap(settings.leafTargetTokens, run.tokens)),
+        );
+      } catch (reason) {
+        failure ??= { reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(together, chunks.length) }, builder));
+  for (const [index, items] of chunks.entries()) {
+    const run = state.runOf(positionsOf(items));
+    if (built.has(index) && run !== undefined) state.replace(run, built.get(index));
   }
-  const failed = built.find((outcome) => outcome.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
+  if (failure !== undefined) throw failure.reason;
 }
 
 function positionsOf(items: readonly ViewItem[]): number[] {

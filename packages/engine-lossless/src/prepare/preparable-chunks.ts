@@ -50,10 +50,11 @@ const PREPARE_CONDENSE_AT = 0.5;
 /**
  * The run of summaries compaction will condense first, once the summaries before the fresh tail
  * fill half their share of the budget, and only when nothing compaction does first can change it:
- * - everything up to the run's end is a summary already (the leaf phase makes no node there);
+ * - the leaf phase will make no leaf before the run's end (raw messages there, if any, are too
+ *   few for one, and stay raw until a condensation folds them in);
  * - the run is full (the fan-in) or a summary that cannot join it follows (no later leaf joins);
- * - a run deeper than the leaves is prepared only when no raw message waits before the tail
- *   (new leaves would be condensed first, shallowest depth first).
+ * - a run deeper than the leaves is prepared only when no leaf will be made before the tail (new
+ *   leaves would be condensed first, shallowest depth first).
  * So the node is made once, for exactly the run compaction picks.
  */
 export function preparableCondensation(
@@ -88,8 +89,10 @@ function preparableOf(
 /** Whether compaction's leaf phase, and leaves still to come, leave `run` as it is (see above). */
 function settled(items: readonly ViewItem[], run: ItemRun, tailStart: number, shape: CondenseShape): boolean {
   if (leavesBefore(items, run.end, tailStart, shape.leafChunkTokens)) return false;
-  const depth = Math.min(...items.slice(run.start, run.end).map((item) => item.summary?.depth ?? 0));
-  if (depth > 0 && items.slice(run.end, tailStart).some((item) => item.summary === undefined)) return false;
+  // Raw stragglers in the run have no depth: the run is as deep as its summaries.
+  const depths = items.slice(run.start, run.end).flatMap((item) => item.summary?.depth ?? []);
+  const deeper = Math.min(...depths) > 0;
+  if (deeper && leavesBefore(items, tailStart, tailStart, shape.leafChunkTokens)) return false;
   if (run.end - run.start >= shape.condenseFanIn) return true;
   const next = items[run.end];
   if (next?.summary === undefined) return false;
