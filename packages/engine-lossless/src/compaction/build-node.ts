@@ -34,6 +34,12 @@ export interface NodeRequest {
   maxTokens: number;
   customInstructions?: string;
   signal?: AbortSignal;
+  /**
+   * The view item the node is written to replace instead of `items` (an upgrade: `items` are the
+   * stored sources of that summary). Its id is then part of the node's, which would otherwise
+   * equal the replaced summary's.
+   */
+  replaces?: ViewItem;
 }
 
 export interface BuiltNode {
@@ -58,7 +64,7 @@ export async function buildNode(
   );
   const kind = children.length === 0 ? "leaf" : "condensed";
   const envelope: SummaryEnvelope = {
-    summaryId: summaryIdOf(request.sessionId, kind, sourceRanges, children),
+    summaryId: summaryIdOf(request.sessionId, kind, sourceRanges, children, request.replaces),
     kind,
     depth: children.reduce((deepest, child) => Math.max(deepest, (child.summary?.depth ?? 0) + 1), 0),
     sourceRanges,
@@ -104,11 +110,12 @@ export async function buildNode(
   );
   summary.summarizer = text.summarizerId;
   if (text.costUsd !== undefined) summary.costUsd = text.costUsd;
-  const first = request.items[0] as ViewItem;
+  const replaced = request.replaces === undefined ? request.items : [request.replaces];
+  const first = replaced[0] as ViewItem;
   return {
     summary,
     edit: {
-      replace: request.items.map((item) => ({ position: item.position, ref: item.ref })),
+      replace: replaced.map((item) => ({ position: item.position, ref: item.ref })),
       summaryId: envelope.summaryId,
       tokens: fitted.tokens,
       json: JSON.stringify(fitted.message),
@@ -131,6 +138,7 @@ export async function buildNode(
         sourceTokens: summary.sourceTokens,
         earliestAt: envelope.earliestAt,
         latestAt: envelope.latestAt,
+        summarizer: summary.summarizer,
       },
     },
   };
@@ -190,10 +198,11 @@ function summaryIdOf(
   kind: string,
   ranges: ReadonlyArray<readonly [number, number]>,
   children: readonly ViewItem[],
+  replaces: ViewItem | undefined,
 ): string {
   const childIds = children.map((child) => (child.ref.kind === "summary" ? child.ref.summaryId : ""));
-  const digest = createHash("sha256")
-    .update(JSON.stringify([sessionId, kind, ranges, childIds]))
-    .digest("hex");
+  const key: unknown[] = [sessionId, kind, ranges, childIds];
+  if (replaces?.ref.kind === "summary") key.push(replaces.ref.summaryId);
+  const digest = createHash("sha256").update(JSON.stringify(key)).digest("hex");
   return `sum_${digest.slice(0, 16)}`;
 }

@@ -3,6 +3,8 @@
  * store in one transaction, so the view changes once (one prompt-cache break per compaction).
  *
  * Phases:
+ * 0. Upgrade: leaves the extractive summarizer wrote in the model's place, and that the model has
+ *    written again in the background since, are swapped for the model's (never larger).
  * 1. Leaf: chunks of raw messages before the fresh tail (the newest `freshTailShare` of the budget,
  *    at least the newest group) become leaf summaries, oldest first. Forced compaction sweeps them
  *    all; otherwise it stops once the target is reached. Chunks with a prepared summary (made in
@@ -16,8 +18,8 @@
  * 3. Root: if still over the target, everything before the tail folds into one node capped at the
  *    room the tail leaves.
  *
- * Why it reaches the target when it can: every published node is smaller than what it replaces,
- * and the root pass caps its node at `target − tail`. It falls short only when the tail alone is
+ * Why it reaches the target when it can: every published node is smaller than what it replaces
+ * (an upgrade no larger), and the root pass caps its node at `target − tail`. It falls short only when the tail alone is
  * over the target, or the room left is smaller than an empty summary; the outcome names which.
  * The sources stay stored, so nothing here loses a message.
  */
@@ -83,6 +85,8 @@ export interface CompactViewOutcome {
   condensedNodes: number;
   /** Nodes published from prepared summaries (no summarizer call): leaves and condensed. */
   preparedSummaries: number;
+  /** Of those, upgrades: leaves the model wrote again in place of leaves the extractive summarizer wrote. */
+  upgradedSummaries: number;
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
   aborted?: unknown;
 }
@@ -112,12 +116,14 @@ export async function compactView(
       leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length,
       condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
       preparedSummaries: state.settled.length,
+      upgradedSummaries: state.upgraded,
       ...(aborted === undefined ? {} : { aborted }),
     };
   };
   if (state.items.length === 0) return finish("no stored history for this session");
   if (!request.force && tokensBefore <= request.targetTokens) return finish("already within the target");
   try {
+    upgradePhase(request, state);
     await leafPhase(settings, request, state, tailTokens);
     await condensePhase(settings, request, state, tailTokens);
     await rootPhase(settings, request, state, tailTokens);
@@ -128,6 +134,25 @@ export async function compactView(
   if (state.built.length === 0)
     return finish(state.total() <= request.targetTokens ? "nothing to compact" : undefined);
   return finish();
+}
+
+/**
+ * Upgrades: leaves the model wrote again in the background for leaves the extractive summarizer
+ * had written (see `SummaryJobKind`) take their place, so the prompt-cache break this compaction
+ * makes anyway carries them. Each is at most as large as the leaf it replaces.
+ */
+function upgradePhase(request: CompactViewRequest, state: WorkingView): void {
+  const supply = request.supply;
+  if (supply === undefined) return;
+  for (const item of [...state.items]) {
+    if (item.summary?.kind !== "leaf") continue;
+    const prepared = supply.prepared([item]);
+    const run = prepared === undefined ? undefined : state.runOf([item.position]);
+    if (prepared !== undefined && run !== undefined && state.swap(run, prepared.node)) {
+      state.settled.push(prepared.chunkKey);
+      state.upgraded += 1;
+    }
+  }
 }
 
 async function leafPhase(
@@ -306,6 +331,8 @@ class WorkingView {
   readonly built: BuiltNode[] = [];
   /** Keys of the summary jobs whose prepared summaries this compaction publishes. */
   readonly settled: string[] = [];
+  /** How many of `built` are upgrades. */
+  upgraded = 0;
   /** `runTokens` of all items, kept up to date by `replace` (read after every node). */
   private tokens: number;
 
@@ -330,7 +357,15 @@ class WorkingView {
 
   /** Puts `node` in place of `run` when it is smaller; says whether it did. */
   replace(run: ItemRun, node: BuiltNode | undefined): boolean {
-    if (node === undefined || node.item.tokens >= run.tokens) return false;
+    return node !== undefined && node.item.tokens < run.tokens && this.put(run, node);
+  }
+
+  /** Puts an upgrade in place of `run` (its leaf) when it is no larger; says whether it did. */
+  swap(run: ItemRun, node: BuiltNode): boolean {
+    return node.item.tokens <= run.tokens && this.put(run, node);
+  }
+
+  private put(run: ItemRun, node: BuiltNode): true {
     this.tokens += assembledTokens(node.item) - runTokens(this.items, run.start, run.end);
     this.items.splice(run.start, run.end - run.start, node.item);
     this.built.push(node);

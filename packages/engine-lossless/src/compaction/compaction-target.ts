@@ -56,6 +56,7 @@ export function compactResultOf(outcome: CompactViewOutcome, target: CompactionT
     leafSummaries: outcome.leafNodes,
     condensedSummaries: outcome.condensedNodes,
     preparedSummaries: outcome.preparedSummaries,
+    upgradedSummaries: outcome.upgradedSummaries,
     summaryIds: outcome.write.summaries.map((summary) => summary.summaryId),
   };
   const result = { tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter, details };

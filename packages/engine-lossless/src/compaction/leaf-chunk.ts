@@ -73,6 +73,7 @@ export function preparedNode(prepared: PreparedSummary, items: readonly ViewItem
         sourceTokens: summary.sourceTokens,
         earliestAt: summary.earliestAt,
         latestAt: summary.latestAt,
+        summarizer: summary.summarizer,
       },
     },
   };

@@ -38,6 +38,11 @@ export interface GrantRequest {
 export interface SummarizerGrants {
   /** May answer the extractive summarizer instead of the configured one (budget exhausted). */
   grant(request: GrantRequest): Promise<SummarizerGrant>;
+  /**
+   * The configured model for a call that can wait (an upgrade), or undefined, with no debt
+   * recorded, when the budget has no room for it or the configured summarizer is extractive.
+   */
+  modelGrant(request: GrantRequest): Promise<SummarizerGrant | undefined>;
 }
 
 /** The supply over a session's stored jobs, read when the compaction starts. */

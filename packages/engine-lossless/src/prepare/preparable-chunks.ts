@@ -4,6 +4,7 @@
  * choice compaction uses (`leafChunks`, `condenseRun`), so a prepared summary is for exactly the
  * items compaction will want.
  */
+import { EXTRACTIVE_SUMMARIZER_ID } from "@clew/core";
 import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS } from "../compaction/leaf-chunk.js";
 import {
   condenseLimitsOf,
@@ -69,6 +70,33 @@ export function preparableCondensation(
   return preparableOf("condensed", items, run);
 }
 
+/** How many times an upgrade is tried before its leaf is left as the extractive summarizer wrote it. */
+export const UPGRADE_ATTEMPTS = 2;
+
+/**
+ * Leaves in the view that the extractive summarizer wrote, for an engine whose summarizer is a
+ * model (see `SummaryJobKind`), oldest first, leaving out those in `except` (the run whose
+ * condensation is being prepared: its node is made from the leaves as they are, and an upgrade
+ * published first would make it stale). Each is a job over that one item; compaction publishes
+ * its node in the item's place, at the same prefix boundary as the rest of its work.
+ */
+export function preparableUpgrades(
+  items: readonly ViewItem[],
+  except?: { firstPosition: number; lastPosition: number },
+): PreparableChunk[] {
+  const upgrades: PreparableChunk[] = [];
+  items.forEach((item, index) => {
+    const summary = item.summary;
+    if (summary?.kind !== "leaf" || summary.summarizer !== EXTRACTIVE_SUMMARIZER_ID) return;
+    const inRun =
+      except !== undefined && item.position >= except.firstPosition && item.position <= except.lastPosition;
+    if (inRun) return;
+    const upgrade = preparableOf("upgrade", items, { start: index, end: index + 1, tokens: item.tokens });
+    upgrades.push(upgrade);
+  });
+  return upgrades;
+}
+
 /** The job for `items[run.start, run.end)`, named by its chunk key. */
 function preparableOf(
   kind: PreparableChunk["kind"],
@@ -120,7 +148,7 @@ function leavesBefore(
 
 /**
  * Jobs whose chunk is no longer a closed chunk of the view (a compaction replaced some of its
- * items, or the chunking changed), or, for a condensed job, whose run no longer sits in the view
+ * items, or the chunking changed), or, for a condensed or upgrade job, whose items no longer sit in the view
  * where it was, unless a worker's lease on them still runs: that worker will finish, and a later
  * pass discards its result. Whatever the budget (it only moves the tail), a chunk closed once
  * stays closed, so the whole view is the reference.
@@ -138,7 +166,7 @@ export function staleJobs(
       .map((chunk) => chunkKeyOf(items.slice(chunk.start, chunk.end))),
   );
   const stale = (job: StoredSummaryJob) =>
-    job.kind === "condensed" ? !stillInView(items, job) : !current.has(job.chunkKey);
+    job.kind === "leaf" ? !current.has(job.chunkKey) : !stillInView(items, job);
   return jobs.filter((job) => stale(job) && !leaseRuns(job, now)).map((job) => job.chunkKey);
 }
 

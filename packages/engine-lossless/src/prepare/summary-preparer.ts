@@ -13,19 +13,27 @@
  * Passes run in the background, one at a time per session; a pass asked for while one runs is
  * run again after it. Failures are logged, never thrown: preparation only saves time later.
  */
-import { describeError, isAbortForSignal, type Logger } from "@clew/core";
+import {
+  type AgentMessage,
+  describeError,
+  EXTRACTIVE_SUMMARIZER_ID,
+  isAbortForSignal,
+  type Logger,
+} from "@clew/core";
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
 import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
 import type { SummarizerGrants } from "../compaction/leaf-supply.js";
-import type { LosslessStore, PreparedSummary } from "../store/store.js";
-import type { SessionView } from "../view/session-view.js";
+import type { LosslessStore, PreparedSummary, StoredSummaryJob } from "../store/store.js";
+import type { SessionView, ViewItem } from "../view/session-view.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import {
   leaseRuns,
   type PreparableChunk,
   preparableChunks,
   preparableCondensation,
+  preparableUpgrades,
   staleJobs,
+  UPGRADE_ATTEMPTS,
 } from "./preparable-chunks.js";
 
 export interface PreparerOptions {
@@ -96,8 +104,11 @@ export class SummaryPreparer {
     const now = this.options.now();
     const stale = staleJobs(items, leafChunkTokens, jobs, now);
     if (stale.length > 0) await store.deleteSummaryJobs(sessionId, stale);
+    const given = (job: StoredSummaryJob) => job.kind === "upgrade" && job.attempts >= UPGRADE_ATTEMPTS;
     const taken = new Set(
-      jobs.filter((job) => job.prepared !== undefined || leaseRuns(job, now)).map((job) => job.chunkKey),
+      jobs
+        .filter((job) => job.prepared !== undefined || leaseRuns(job, now) || given(job))
+        .map((job) => job.chunkKey),
     );
     const tailTokens = Math.floor(input.budgetTokens * this.options.freshTailShare);
     const condensation = preparableCondensation(items, tailTokens, {
@@ -105,9 +116,14 @@ export class SummaryPreparer {
       leafChunkTokens,
       summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
     });
+    const extractive = this.options.node.summarizer.id === EXTRACTIVE_SUMMARIZER_ID;
+    const upgrades = extractive ? [] : preparableUpgrades(items, condensation);
+    // Upgrades last: the limiter starts calls in order, and a leaf or condensation saves a
+    // compaction its wait, where an upgrade only improves a summary already in place.
     const chunks = [
       ...preparableChunks(items, tailTokens, leafChunkTokens),
       ...(condensation === undefined ? [] : [condensation]),
+      ...upgrades,
     ].filter((chunk) => !taken.has(chunk.chunkKey));
     await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk)));
   }
@@ -116,7 +132,11 @@ export class SummaryPreparer {
   private async prepareChunk(sessionId: string, chunk: PreparableChunk): Promise<void> {
     const signal = this.controller.signal;
     try {
-      await this.options.limiter.run(() => this.claimAndPrepare(sessionId, chunk, signal), signal);
+      const work =
+        chunk.kind === "upgrade"
+          ? () => this.claimAndUpgrade(sessionId, chunk, signal)
+          : () => this.claimAndPrepare(sessionId, chunk, signal);
+      await this.options.limiter.run(work, signal);
     } catch (error) {
       if (!isAbortForSignal(error, signal)) this.report(sessionId, error);
     }
@@ -127,6 +147,12 @@ export class SummaryPreparer {
     chunk: PreparableChunk,
     signal: AbortSignal,
   ): Promise<void> {
+    if (!(await this.claim(sessionId, chunk))) return;
+    await this.prepareClaimed(sessionId, chunk, () => this.summarize(sessionId, chunk, signal));
+  }
+
+  /** Takes the chunk's job with a lease of this engine's; false when another worker holds it or it is done. */
+  private claim(sessionId: string, chunk: PreparableChunk): Promise<boolean> {
     const { store, owner } = this.options;
     const now = this.options.now();
     const job = {
@@ -135,10 +161,18 @@ export class SummaryPreparer {
       firstPosition: chunk.firstPosition,
       lastPosition: chunk.lastPosition,
     };
-    const lease = { owner, now, expiresAt: now + this.options.leaseMs };
-    if (!(await store.claimSummaryJob(sessionId, job, lease))) return;
+    return store.claimSummaryJob(sessionId, job, { owner, now, expiresAt: now + this.options.leaseMs });
+  }
+
+  /** Stores what `make` prepares for a claimed job, or releases the job. */
+  private async prepareClaimed(
+    sessionId: string,
+    chunk: PreparableChunk,
+    make: () => Promise<PreparedSummary | undefined>,
+  ): Promise<void> {
+    const { store, owner } = this.options;
     try {
-      const prepared = await this.summarize(sessionId, chunk, signal);
+      const prepared = await make();
       if (prepared === undefined) await store.releaseSummaryJob(sessionId, chunk.chunkKey, owner);
       else if (!(await store.completeSummaryJob(sessionId, chunk.chunkKey, owner, prepared))) {
         this.options.logger.warn("lossless: a prepared summary was dropped: its lease was taken over", {
@@ -179,10 +213,79 @@ export class SummaryPreparer {
     }
   }
 
+  /**
+   * An upgrade job: the leaf written again by the model from its stored source messages, at most
+   * as large as the leaf it replaces (so publishing it never grows the view). The model's spend is
+   * reserved before the claim: with no room in the budget nothing is claimed and no debt recorded
+   * (the leaf's debt was recorded when it was written), so the upgrade waits for a later pass. A
+   * model that falls back to the extractive summarizer again makes no upgrade: the job is released,
+   * and given up after `UPGRADE_ATTEMPTS` claims.
+   */
+  private async claimAndUpgrade(
+    sessionId: string,
+    chunk: PreparableChunk,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const leaf = chunk.items[0] as ViewItem;
+    const facts = leaf.summary;
+    if (facts === undefined) return;
+    const maxTokens = Math.min(leafCap(this.options.leafTargetTokens, facts.sourceTokens), leaf.tokens);
+    const grant = await this.options.grants.modelGrant({
+      sessionId,
+      inputTokens: facts.sourceTokens,
+      maxOutputTokens: maxTokens,
+      waitForSlot: false,
+    });
+    if (grant === undefined) return;
+    try {
+      if (!(await this.claim(sessionId, chunk))) return;
+      await this.prepareClaimed(sessionId, chunk, async () => {
+        const sources = await this.sourceItems(sessionId, leaf, facts.sourceRanges);
+        const node = await buildNode(
+          { ...this.options.node, summarizer: grant.summarizer },
+          { sessionId, items: sources, maxTokens, signal, replaces: leaf },
+        );
+        if (node === undefined || node.summary.summarizer !== grant.summarizer.id) return undefined;
+        return { summary: node.summary, edit: node.edit };
+      });
+    } finally {
+      await grant.settle();
+    }
+  }
+
+  /** The stored messages a leaf covers, as the raw view items it was made from. */
+  private async sourceItems(
+    sessionId: string,
+    leaf: ViewItem,
+    ranges: ReadonlyArray<readonly [number, number]>,
+  ): Promise<ViewItem[]> {
+    const seqs = ranges.flatMap(([first, last]) =>
+      Array.from({ length: last - first + 1 }, (_, offset) => first + offset),
+    );
+    const messages = await this.options.store.readMessages(sessionId, seqs);
+    if (messages.length !== seqs.length)
+      throw new Error(
+        `summary ${refName(leaf)} covers ${seqs.length} messages; ${messages.length} are stored`,
+      );
+    return messages.map((message) => ({
+      position: leaf.position,
+      ref: { kind: "message", seq: message.seq },
+      tokens: message.tokens,
+      message: JSON.parse(message.json) as AgentMessage,
+      createdAt: message.createdAt,
+      startsGroup: true,
+      orphan: false,
+    }));
+  }
+
   private report(sessionId: string, error: unknown): void {
     this.options.logger.warn("lossless: preparing summaries failed", {
       sessionId,
       error: describeError(error),
     });
   }
+}
+
+function refName(item: ViewItem): string {
+  return item.ref.kind === "summary" ? item.ref.summaryId : `message ${item.ref.seq}`;
 }

@@ -47,18 +47,30 @@ export class SummarySpendGate implements SummarizerGrants {
     const { store, summarizer } = this.options;
     if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID) return { summarizer, settle: NOTHING_TO_SETTLE };
     const at = this.options.now();
+    const granted = await this.reserved(request, at);
+    if (granted !== undefined) return granted;
     const tokens = request.inputTokens + request.maxOutputTokens;
+    await store.recordSummaryDebt(request.sessionId, { at, tokens, chunks: 1 });
+    return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE };
+  }
+
+  /** Throws `LosslessStoreError` when the ledger cannot be read or written. */
+  async modelGrant(request: GrantRequest): Promise<SummarizerGrant | undefined> {
+    if (this.options.summarizer.id === EXTRACTIVE_SUMMARIZER_ID) return undefined;
+    return this.reserved(request, this.options.now());
+  }
+
+  /** The metered model call, once its estimate is reserved; undefined when it does not fit. */
+  private async reserved(request: GrantRequest, at: number): Promise<SummarizerGrant | undefined> {
+    const { store, summarizer } = this.options;
     const reservation = await store.reserveSummarySpend(request.sessionId, {
       at,
-      tokens,
+      tokens: request.inputTokens + request.maxOutputTokens,
       // Spend ages out of the window `windowMs` after it was made.
       windowStart: at - this.options.windowMs + 1,
       limitTokens: this.options.limitTokens,
     });
-    if (reservation === undefined) {
-      await store.recordSummaryDebt(request.sessionId, { at, tokens, chunks: 1 });
-      return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE };
-    }
+    if (reservation === undefined) return undefined;
     const call = new MeteredCall(summarizer, this.options, request.waitForSlot);
     return {
       summarizer: call.summarizer,

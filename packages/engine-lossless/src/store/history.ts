@@ -143,6 +143,8 @@ export interface StoredContextItem {
     sourceTokens: number;
     earliestAt: number;
     latestAt: number;
+    /** Which summarizer wrote `content` (see `NewSummary.summarizer`). */
+    summarizer: string;
   };
 }
 

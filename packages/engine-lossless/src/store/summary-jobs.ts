@@ -18,8 +18,12 @@
  */
 import type { ContextEdit, NewSummary } from "./store.js";
 
-/** A leaf over raw messages, or a condensed node over a run of summaries. */
-export type SummaryJobKind = "leaf" | "condensed";
+/**
+ * A leaf over raw messages, a condensed node over a run of summaries, or an upgrade: a leaf the
+ * extractive summarizer wrote in place of the model (spend budget exhausted, a call that failed or
+ * timed out), written again from its source messages by the model, to replace that one item.
+ */
+export type SummaryJobKind = "leaf" | "condensed" | "upgrade";
 
 /** A chunk of the context view whose summary a worker prepares. */
 export interface SummaryJob {

@@ -36,6 +36,7 @@ export function runCompactionContractCases(createStore: () => Promise<StoreUnder
         depth: 0,
         sourceRanges: [[1, 3]],
         sourceCount: 3,
+        summarizer: summary.summarizer,
       });
       expect(item?.createdAt).toBe(summary.latestAt);
       expect(item?.summary?.anchors).toEqual(summary.anchors);

@@ -30,6 +30,7 @@ export function summary(position: number, depth = 0): ViewItem {
       sourceTokens: 400,
       earliestAt: position,
       latestAt: position,
+      summarizer: "extractive",
     },
   };
 }

@@ -55,6 +55,7 @@ export interface ContextItemRow {
   source_tokens: number | null;
   earliest_at: number | null;
   latest_at: number | null;
+  summarizer: string | null;
 }
 
 /**
@@ -132,6 +133,7 @@ export function toStoredContextItem(row: ContextItemRow): StoredContextItem {
       sourceTokens: row.source_tokens ?? 0,
       earliestAt: row.earliest_at ?? 0,
       latestAt: row.latest_at ?? 0,
+      summarizer: row.summarizer ?? "",
     },
   };
 }

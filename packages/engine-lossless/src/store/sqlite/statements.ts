@@ -57,7 +57,7 @@ const SQL = {
        ON CONFLICT (session_ref) DO UPDATE SET watermark = excluded.watermark`,
   readView: `SELECT c.position, c.tokens, c.json AS item_json, m.seq, m.json AS message_json, m.created_at,
          s.summary_id, s.kind, s.depth, s.content, s.anchors, s.source_ranges, s.source_count, s.source_tokens,
-         s.earliest_at, s.latest_at
+         s.earliest_at, s.latest_at, s.summarizer
        FROM context_items c
        LEFT JOIN messages m ON m.id = c.message_id
        LEFT JOIN summaries s ON s.id = c.summary_id

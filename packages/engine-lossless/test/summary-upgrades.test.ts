@@ -1,0 +1,146 @@
+import { EXTRACTIVE_SUMMARIZER_ID, type SummarizeInput, type Summarizer } from "@clew/core";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import type { StoredContextItem } from "../src/store/store.js";
+import {
+  maintainAndSettle,
+  SMALL_CHUNKS,
+  StubSummarizer,
+  store,
+  TempDatabases,
+  TestClock,
+  turns,
+} from "./support/preparation.js";
+
+const databases = new TempDatabases();
+afterEach(() => databases.cleanup());
+
+const HOUR_MS = 3_600_000;
+
+async function leavesBy(db: SqliteLosslessStore, summarizer: string): Promise<StoredContextItem[]> {
+  const view = await db.readContextView("s");
+  return view.items.filter((item) => item.summary?.kind === "leaf" && item.summary.summarizer === summarizer);
+}
+
+async function upgradeJobs(db: SqliteLosslessStore) {
+  return (await db.listSummaryJobs("s")).filter((job) => job.kind === "upgrade");
+}
+
+/** A model that throws while `failing` is set. */
+class FlakySummarizer implements Summarizer {
+  readonly id = "model:test/flaky";
+  failing = true;
+  calls = 0;
+  private readonly inner = new StubSummarizer("flaky");
+
+  async summarize(input: SummarizeInput): Promise<string> {
+    this.calls += 1;
+    if (this.failing) throw new Error("provider unavailable");
+    return this.inner.summarize(input);
+  }
+}
+
+describe("upgrading leaves the extractive summarizer wrote in the model's place", () => {
+  it("repays a spent budget's debt once the window frees up, at the next compaction's boundary", async () => {
+    const clock = new TestClock();
+    const summarizer = new StubSummarizer("paid");
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer,
+      now: clock.now,
+      prepareSummaries: true,
+      summarySpendTokensPerSession: 1_500,
+      summarySpendWindowHours: 1,
+      summarizerConcurrency: 1,
+    });
+    await store(engine, "s", turns(60));
+    await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    expect(written.length).toBeGreaterThan(0);
+
+    // While the budget has no room, passes claim nothing and record no more debt.
+    const debt = (await engine.spendReport("s")).window.debtTokens;
+    await maintainAndSettle(engine, "s");
+    await maintainAndSettle(engine, "s");
+    expect(await upgradeJobs(db)).toEqual([]);
+    expect((await engine.spendReport("s")).window.debtTokens).toBe(debt);
+
+    clock.value += HOUR_MS;
+    const callsBefore = summarizer.calls.length;
+    await maintainAndSettle(engine, "s");
+    const jobs = await upgradeJobs(db);
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(summarizer.calls.length - callsBefore).toBeGreaterThanOrEqual(jobs.length);
+    const byPosition = new Map(written.map((item) => [item.position, item]));
+    for (const job of jobs) {
+      const leaf = byPosition.get(job.firstPosition);
+      const upgrade = job.prepared?.summary;
+      expect(leaf?.summary).toBeDefined();
+      expect(upgrade).toMatchObject({ kind: "leaf", summarizer: summarizer.id });
+      expect(upgrade?.sourceRanges).toEqual(leaf?.summary?.sourceRanges);
+      expect(upgrade?.summaryId).not.toBe(leaf?.ref.kind === "summary" ? leaf.ref.summaryId : "");
+      expect(upgrade?.tokens).toBeLessThanOrEqual(leaf?.tokens ?? 0);
+    }
+
+    // The next compaction publishes them in the leaves' places; the old leaves stay stored.
+    const result = await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    expect(result.ok).toBe(true);
+    const view = await db.readContextView("s");
+    const upgradedIds = jobs.map((job) => job.prepared?.summary.summaryId);
+    const inView = new Set(view.items.map((item) => (item.ref.kind === "summary" ? item.ref.summaryId : "")));
+    for (const id of upgradedIds) expect(inView.has(id ?? "")).toBe(true);
+    const replaced = jobs.map((job) => byPosition.get(job.firstPosition)?.ref);
+    const oldIds = replaced.map((ref) => (ref?.kind === "summary" ? ref.summaryId : ""));
+    for (const id of oldIds) expect(inView.has(id)).toBe(false);
+    expect(await db.readSummaries("s", oldIds)).toHaveLength(oldIds.length);
+    expect(await upgradeJobs(db)).toEqual([]);
+    const details = result.result?.details as { preparedSummaries: number; upgradedSummaries: number };
+    expect(details.upgradedSummaries).toBe(jobs.length);
+    expect(details.preparedSummaries).toBeGreaterThanOrEqual(jobs.length);
+  });
+
+  it("retries a model that failed, and gives an upgrade up after two failed attempts", async () => {
+    const summarizer = new FlakySummarizer();
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer,
+      summarizerConcurrency: 1,
+    });
+    await store(engine, "s", turns(60));
+    await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    expect(written.length).toBeGreaterThan(0);
+
+    const callsPerPass: number[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const before = summarizer.calls;
+      await maintainAndSettle(engine, "s");
+      callsPerPass.push(summarizer.calls - before);
+    }
+    const jobs = await upgradeJobs(db);
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(jobs.every((job) => job.prepared === undefined && job.attempts === 2)).toBe(true);
+    // The third pass tries no upgrade again (a pass may still prepare a leaf or a condensation).
+    expect(callsPerPass[2]).toBeLessThan(callsPerPass[0] ?? 0);
+    expect(callsPerPass[0]).toBeGreaterThanOrEqual(jobs.length);
+
+    // A model that answers again does not retry the upgrades given up.
+    summarizer.failing = false;
+    await maintainAndSettle(engine, "s");
+    expect((await upgradeJobs(db)).every((job) => job.prepared === undefined)).toBe(true);
+  });
+
+  it("leaves a model's own leaves, and an extractive engine's, as they are", async () => {
+    for (const summarizer of [new StubSummarizer("good"), undefined]) {
+      const { engine, store: db } = databases.open(await databases.path(), {
+        ...SMALL_CHUNKS,
+        ...(summarizer === undefined ? {} : { summarizer }),
+      });
+      await store(engine, "s", turns(60));
+      await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+      expect((await db.readContextView("s")).items.some((item) => item.summary?.kind === "leaf")).toBe(true);
+      await maintainAndSettle(engine, "s");
+      expect(await upgradeJobs(db)).toEqual([]);
+    }
+  });
+});
