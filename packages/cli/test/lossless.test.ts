@@ -8,6 +8,7 @@ import {
   type LosslessEngine,
   type LosslessEngineOptions,
   openLosslessEngine,
+  openSqliteStore,
   openSqliteStoreReadOnly,
 } from "@clew/engine-lossless";
 import { assistantText, userText } from "@clew/plugin-sdk/testing";
@@ -126,6 +127,26 @@ describe("clew lossless history and show", () => {
     expect(unknownPass.stderr).toContain('No compaction pass "pass_0000000000000000"');
     const unknownKind = await harness.run("lossless", "show", "whatever");
     expect(unknownKind.stderr).toContain("ids start with pass_");
+  });
+
+  it("shows the leaves a pass upgraded apart from the summaries it made", async () => {
+    const { passId } = await seedStore();
+    const store = openSqliteStore(storePath());
+    const seeded = await store.readCompactionPass(passId);
+    if (seeded === undefined) throw new Error("the seeded pass is missing");
+    const { sessionId, ...record } = seeded;
+    await store.recordCompactionPass(sessionId, {
+      ...record,
+      passId: "pass_00000000000000aa",
+      outputs: { leaf: 1, condensed: 0, tokens: 300, prepared: 0, upgraded: 2 },
+      summaryIds: ["sum_a", "sum_b", "sum_c"],
+    });
+    await store.close();
+    const shown = (await harness.run("lossless", "show", "pass_00000000000000aa")).stdout;
+    expect(shown).toContain("3 summaries (0 prepared, 2 upgraded)");
+    expect(shown).toContain(
+      "wrote 1 leaf and 0 condensed summaries, and 2 leaves the model rewrote in place of the extractive summarizer's (300 tokens): 0 prepared in the background, 1 made during the pass",
+    );
   });
 
   it("shows what a compaction did to the provider's cache, from the replies' usage", async () => {

@@ -50,4 +50,20 @@ describe("how many of a pass's summaries were prepared", () => {
     expect(formatPass(pass(["sum_a", "sum_b"], 0), NOW)).toContain("2 summaries (0 prepared), 12 ms");
     expect(formatPass(pass([], 0), NOW)).toContain("0 summaries, 12 ms");
   });
+
+  it("counts the leaves it upgraded apart", () => {
+    const upgraded = (ids: string[], prepared: number, upgrades: number) => {
+      const record = pass(ids, prepared);
+      return { ...record, outputs: { ...record.outputs, upgraded: upgrades } };
+    };
+    expect(formatPass(upgraded(["sum_a", "sum_b", "sum_c"], 1, 2), NOW)).toContain(
+      "3 summaries (1 prepared, 2 upgraded), 12 ms",
+    );
+    expect(formatPass(upgraded(["sum_a", "sum_b", "sum_c"], 0, 1), NOW)).toContain(
+      "3 summaries (0 prepared, 1 upgraded), 12 ms",
+    );
+    expect(formatPass(upgraded(["sum_a", "sum_b"], 2, 0), NOW)).toContain(
+      "2 summaries (all prepared), 12 ms",
+    );
+  });
 });

@@ -69,7 +69,7 @@ describe("the summarizer spend budget", () => {
         0,
       ),
     );
-    expect(report.jobs).toEqual({ prepared: jobs.length, leased: 0 });
+    expect(report.jobs).toEqual({ prepared: jobs.length, upgrades: 0, leased: 0 });
     expect((await engine.inspect("s")).summarySpend).toEqual(report);
 
     // An hour later the window holds nothing: the model writes the next chunks again.

@@ -26,6 +26,17 @@ async function upgradeJobs(db: SqliteLosslessStore) {
   return (await db.listSummaryJobs("s")).filter((job) => job.kind === "upgrade");
 }
 
+/** Counts the store's spend reservations from now on (each is a write transaction). */
+function countReservations(db: SqliteLosslessStore): { count: number } {
+  const asks = { count: 0 };
+  const reserve = db.reserveSummarySpend.bind(db);
+  db.reserveSummarySpend = (sessionId, reservation) => {
+    asks.count += 1;
+    return reserve(sessionId, reservation);
+  };
+  return asks;
+}
+
 /** A model that throws while `failing` is set. */
 class FlakySummarizer implements Summarizer {
   readonly id = "model:test/flaky";
@@ -58,10 +69,15 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
     expect(written.length).toBeGreaterThan(0);
 
-    // While the budget has no room, passes claim nothing and record no more debt.
+    // While the budget has no room, passes claim nothing and record no more debt, and each asks
+    // the ledger once: the first refusal ends the pass's upgrades.
+    expect(written.length).toBeGreaterThan(1);
+    const asks = countReservations(db);
     const debt = (await engine.spendReport("s")).window.debtTokens;
     await maintainAndSettle(engine, "s");
+    expect(asks.count).toBe(1);
     await maintainAndSettle(engine, "s");
+    expect(asks.count).toBe(2);
     expect(await upgradeJobs(db)).toEqual([]);
     expect((await engine.spendReport("s")).window.debtTokens).toBe(debt);
 
@@ -94,9 +110,18 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     for (const id of oldIds) expect(inView.has(id)).toBe(false);
     expect(await db.readSummaries("s", oldIds)).toHaveLength(oldIds.length);
     expect(await upgradeJobs(db)).toEqual([]);
-    const details = result.result?.details as { preparedSummaries: number; upgradedSummaries: number };
+    const details = result.result?.details as {
+      leafSummaries: number;
+      condensedSummaries: number;
+      upgradedSummaries: number;
+      summaryIds: string[];
+    };
     expect(details.upgradedSummaries).toBe(jobs.length);
-    expect(details.preparedSummaries).toBeGreaterThanOrEqual(jobs.length);
+    // Upgrades are counted apart from the leaves and condensed nodes the pass wrote.
+    const { leafSummaries, condensedSummaries, upgradedSummaries } = details;
+    expect(leafSummaries + condensedSummaries + upgradedSummaries).toBe(details.summaryIds.length);
+    const [pass] = await db.listCompactionPasses({ sessionId: "s", limit: 1 });
+    expect(pass?.outputs).toMatchObject({ leaf: leafSummaries, upgraded: jobs.length });
   });
 
   it("retries a model that failed, and gives an upgrade up after two failed attempts", async () => {
@@ -128,6 +153,21 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     summarizer.failing = false;
     await maintainAndSettle(engine, "s");
     expect((await upgradeJobs(db)).every((job) => job.prepared === undefined)).toBe(true);
+  });
+
+  it("never asks the ledger for an upgrade larger than the whole budget", async () => {
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer: new StubSummarizer("unaffordable"),
+      summarySpendTokensPerSession: 0,
+    });
+    await store(engine, "s", turns(60));
+    await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    expect((await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID)).length).toBeGreaterThan(0);
+    const asks = countReservations(db);
+    await maintainAndSettle(engine, "s");
+    expect(asks.count).toBe(0);
+    expect(await upgradeJobs(db)).toEqual([]);
   });
 
   it("leaves a model's own leaves, and an extractive engine's, as they are", async () => {

@@ -124,7 +124,7 @@ async function showRecord(
       `  started ${new Date(pass.startedAt).toISOString()}, view version ${pass.viewVersionBefore} → ${pass.viewVersionAfter}`,
       `  target ${pass.targetTokens} tokens of a ${pass.budgetTokens}-token budget`,
       `  replaced ${pass.inputs.messages} messages and ${pass.inputs.summaries} summaries (${pass.inputs.tokens} tokens)`,
-      `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries (${pass.outputs.tokens} tokens)${madeWhere(pass)}`,
+      `  wrote ${pass.outputs.leaf} leaf and ${pass.outputs.condensed} condensed summaries${upgrades(pass)} (${pass.outputs.tokens} tokens)${madeWhere(pass)}`,
       `  summarizer ${pass.summarizer}; written by ${pass.writtenBy.join(", ") || "nothing"}; cost ${pass.costUsd === undefined ? "unknown" : formatUsd(pass.costUsd)}`,
       ...(effect === undefined
         ? []
@@ -145,6 +145,13 @@ async function showRecord(
   const [summary] = sessionId === undefined ? [] : await store.readSummaries(sessionId, [id]);
   if (sessionId === undefined || summary === undefined) throw new LosslessRecordNotFoundError(id, path);
   return { text: summaryText(sessionId, summary), json: { sessionId, ...summary } };
+}
+
+/** The leaves a pass swapped for the model's rewrite of them (see `outputs.upgraded`). */
+function upgrades(pass: StoredCompactionPass): string {
+  const upgraded = pass.outputs.upgraded ?? 0;
+  if (upgraded === 0) return "";
+  return `, and ${upgraded} ${upgraded === 1 ? "leaf" : "leaves"} the model rewrote in place of the extractive summarizer's`;
 }
 
 /** Where a pass's summaries were made: prepared in the background, or during the pass (a model call each). */

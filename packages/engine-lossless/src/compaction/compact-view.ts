@@ -4,7 +4,10 @@
  *
  * Phases:
  * 0. Upgrade: leaves the extractive summarizer wrote in the model's place, and that the model has
- *    written again in the background since, are swapped for the model's (never larger).
+ *    written again in the background since, are swapped for the model's (never larger), except
+ *    inside a run whose condensation is prepared or being prepared. A threshold compaction
+ *    publishes upgrades only with other work, or when they alone take the view below the
+ *    threshold: they never cost a prompt-cache break of their own.
  * 1. Leaf: chunks of raw messages before the fresh tail (the newest `freshTailShare` of the budget,
  *    at least the newest group) become leaf summaries, oldest first. Forced compaction sweeps them
  *    all; otherwise it stops once the target is reached. Chunks with a prepared summary (made in
@@ -81,11 +84,15 @@ export interface CompactViewOutcome {
   reached: boolean;
   /** Why the target was not reached, or why nothing was done. */
   reason?: string;
+  /** Leaves made of raw messages (upgrades not counted). */
   leafNodes: number;
   condensedNodes: number;
-  /** Nodes published from prepared summaries (no summarizer call): leaves and condensed. */
+  /** Of `leafNodes` and `condensedNodes`, those published from prepared summaries (no summarizer call). */
   preparedSummaries: number;
-  /** Of those, upgrades: leaves the model wrote again in place of leaves the extractive summarizer wrote. */
+  /**
+   * Upgrades: leaves the model wrote again in the background in place of leaves the extractive
+   * summarizer wrote (prepared, and counted in neither `leafNodes` nor `preparedSummaries`).
+   */
   upgradedSummaries: number;
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
   aborted?: unknown;
@@ -95,7 +102,7 @@ export async function compactView(
   settings: CompactionSettings,
   request: CompactViewRequest,
 ): Promise<CompactViewOutcome> {
-  const state = new WorkingView(request.items);
+  let state = new WorkingView(request.items);
   const tokensBefore = state.total();
   const tailTokens = Math.floor(request.budgetTokens * settings.freshTailShare);
   const finish = (reason?: string, aborted?: unknown): CompactViewOutcome => {
@@ -113,9 +120,9 @@ export async function compactView(
       tokensAfter,
       reached,
       ...(explained === undefined ? {} : { reason: explained }),
-      leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length,
+      leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length - state.upgraded,
       condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
-      preparedSummaries: state.settled.length,
+      preparedSummaries: state.settled.length - state.upgraded,
       upgradedSummaries: state.upgraded,
       ...(aborted === undefined ? {} : { aborted }),
     };
@@ -131,8 +138,19 @@ export async function compactView(
     if (request.signal?.aborted) return finish("aborted", abortReason(request.signal));
     throw error;
   }
+  const onlyUpgrades = state.built.length === state.upgraded;
+  const threshold = request.liveLeavesAbove;
+  if (onlyUpgrades && threshold !== undefined && state.total() > threshold) {
+    // A threshold compaction whose only work is upgrades that leave the view above the threshold
+    // would break the prompt cache without compacting: they wait, prepared, for the next one.
+    state = new WorkingView(request.items);
+  }
   if (state.built.length === 0)
     return finish(state.total() <= request.targetTokens ? "nothing to compact" : undefined);
+  if (onlyUpgrades && state.total() >= tokensBefore)
+    return finish(
+      `rewrote ${state.upgraded} ${state.upgraded === 1 ? "summary" : "summaries"} with the model in place of the extractive summarizer's; the view is no smaller`,
+    );
   return finish();
 }
 
@@ -144,8 +162,11 @@ export async function compactView(
 function upgradePhase(request: CompactViewRequest, state: WorkingView): void {
   const supply = request.supply;
   if (supply === undefined) return;
+  const condensing = supply.condensing(state.items);
+  const held = (item: ViewItem) =>
+    condensing.some((run) => item.position >= run.firstPosition && item.position <= run.lastPosition);
   for (const item of [...state.items]) {
-    if (item.summary?.kind !== "leaf") continue;
+    if (item.summary?.kind !== "leaf" || held(item)) continue;
     const prepared = supply.prepared([item]);
     const run = prepared === undefined ? undefined : state.runOf([item.position]);
     if (prepared !== undefined && run !== undefined && state.swap(run, prepared.node)) {

@@ -42,6 +42,24 @@ export function chunkKeyOf(items: readonly ViewItem[]): string {
   return `leaf_${createHash("sha256").update(JSON.stringify(refs)).digest("hex").slice(0, 32)}`;
 }
 
+/** Where a job's items sat in the view: its first and last positions and its chunk key. */
+export interface ViewSpan {
+  chunkKey: string;
+  firstPosition: number;
+  lastPosition: number;
+}
+
+/**
+ * Whether the view still holds the span's items where they were (a condensed run stays until it
+ * is condensed, a leaf until it is replaced).
+ */
+export function spanInView(items: readonly ViewItem[], span: ViewSpan): boolean {
+  const start = items.findIndex((item) => item.position === span.firstPosition);
+  if (start < 0) return false;
+  const end = items.findIndex((item, index) => index >= start && item.position === span.lastPosition);
+  return end >= start && chunkKeyOf(items.slice(start, end + 1)) === span.chunkKey;
+}
+
 /**
  * The node a prepared summary stands for, when its edit replaces exactly `items` (the same
  * positions holding the same refs); undefined otherwise, so a summary made for other items is

@@ -9,13 +9,18 @@ import type { Summarizer } from "@clew/core";
 import type { StoredSummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import type { BuiltNode } from "./build-node.js";
-import { chunkKeyOf, preparedNode } from "./leaf-chunk.js";
+import { chunkKeyOf, preparedNode, spanInView, type ViewSpan } from "./leaf-chunk.js";
 
 export interface LeafSupply {
   /** The node of the prepared summary for exactly these items, with its job's key; or undefined. */
   prepared(items: readonly ViewItem[]): { chunkKey: string; node: BuiltNode } | undefined;
   /** Whether a worker's lease on this chunk's job still runs (its summary is being made). */
   leased(items: readonly ViewItem[]): boolean;
+  /**
+   * Runs of `items` whose condensation is prepared or being prepared: a leaf upgraded inside one
+   * would change the run, and the condensation would then be made again, live.
+   */
+  condensing(items: readonly ViewItem[]): ViewSpan[];
 }
 
 /** The summarizer for one node, and the bookkeeping after it. */
@@ -57,7 +62,27 @@ export function leafSupplyOf(jobs: readonly StoredSummaryJob[], now: number): Le
     },
     leased(items) {
       const job = byKey.get(chunkKeyOf(items));
-      return job?.owner !== undefined && (job.leaseExpiresAt ?? 0) > now;
+      return job !== undefined && leaseRuns(job, now);
     },
+    condensing: (items) => heldCondensations(items, jobs, now),
   };
+}
+
+/** Condensed jobs with a summary made or being made, over runs `items` still holds. */
+export function heldCondensations(
+  items: readonly ViewItem[],
+  jobs: readonly StoredSummaryJob[],
+  now: number,
+): ViewSpan[] {
+  return jobs.filter(
+    (job) =>
+      job.kind === "condensed" &&
+      (job.prepared !== undefined || leaseRuns(job, now)) &&
+      spanInView(items, job),
+  );
+}
+
+/** Whether a worker holds the job now. */
+export function leaseRuns(job: StoredSummaryJob, now: number): boolean {
+  return job.owner !== undefined && (job.leaseExpiresAt ?? 0) > now;
 }

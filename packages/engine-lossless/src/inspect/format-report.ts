@@ -69,11 +69,16 @@ export function formatPass(pass: StoredCompactionPass, now: number, cache?: Pass
   );
 }
 
-/** How many of a pass's summaries were prepared in the background; nothing when it wrote none. */
+/**
+ * How many of a pass's summaries were prepared in the background, and how many of those were
+ * upgrades (leaves the model wrote again); nothing when it wrote none.
+ */
 function preparedShare(pass: StoredCompactionPass): string {
-  const prepared = pass.outputs.prepared;
+  const { prepared, upgraded = 0 } = pass.outputs;
   if (prepared === undefined || pass.summaryIds.length === 0) return "";
-  return prepared === pass.summaryIds.length ? " (all prepared)" : ` (${prepared} prepared)`;
+  const upgrades = upgraded === 0 ? "" : `, ${upgraded} upgraded`;
+  const all = prepared + upgraded === pass.summaryIds.length;
+  return all && upgraded === 0 ? " (all prepared)" : ` (${prepared} prepared${upgrades})`;
 }
 
 /** One assembly: tokens of the budget by kind, what was left out, prefix stability. */

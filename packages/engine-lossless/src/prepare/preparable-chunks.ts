@@ -5,7 +5,8 @@
  * items compaction will want.
  */
 import { EXTRACTIVE_SUMMARIZER_ID } from "@clew/core";
-import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS } from "../compaction/leaf-chunk.js";
+import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS, spanInView } from "../compaction/leaf-chunk.js";
+import { heldCondensations, leaseRuns } from "../compaction/leaf-supply.js";
 import {
   condenseLimitsOf,
   condenseRun,
@@ -70,26 +71,65 @@ export function preparableCondensation(
   return preparableOf("condensed", items, run);
 }
 
+/** What a pass of summary preparation works with besides the view and the stored jobs. */
+export interface PreparationShape extends CondenseShape {
+  /** Tokens of the fresh tail (a share of the session's budget). */
+  tailTokens: number;
+  /** Whether leaves the extractive summarizer wrote get upgrade jobs (a model is configured). */
+  upgrades: boolean;
+}
+
+/**
+ * The jobs a pass starts, in the order it starts them: the closed leaf chunks, the next
+ * condensation, then upgrades (a leaf or condensation saves a compaction its wait, where an
+ * upgrade only improves a summary already in place); none with a prepared summary, a running
+ * lease, or an upgrade given up after `UPGRADE_ATTEMPTS`. Upgrades leave out the runs of
+ * condensations prepared or being prepared.
+ */
+export function chunksToPrepare(
+  items: readonly ViewItem[],
+  jobs: readonly StoredSummaryJob[],
+  now: number,
+  shape: PreparationShape,
+): PreparableChunk[] {
+  const givenUp = (job: StoredSummaryJob) => job.kind === "upgrade" && job.attempts >= UPGRADE_ATTEMPTS;
+  const taken = new Set(
+    jobs
+      .filter((job) => job.prepared !== undefined || leaseRuns(job, now) || givenUp(job))
+      .map((job) => job.chunkKey),
+  );
+  const condensation = preparableCondensation(items, shape.tailTokens, shape);
+  const held = heldCondensations(items, jobs, now);
+  const condensing = condensation === undefined ? held : [...held, condensation];
+  return [
+    ...preparableChunks(items, shape.tailTokens, shape.leafChunkTokens),
+    ...(condensation === undefined ? [] : [condensation]),
+    ...(shape.upgrades ? preparableUpgrades(items, condensing) : []),
+  ].filter((chunk) => !taken.has(chunk.chunkKey));
+}
+
 /** How many times an upgrade is tried before its leaf is left as the extractive summarizer wrote it. */
 export const UPGRADE_ATTEMPTS = 2;
 
 /**
  * Leaves in the view that the extractive summarizer wrote, for an engine whose summarizer is a
- * model (see `SummaryJobKind`), oldest first, leaving out those in `except` (the run whose
- * condensation is being prepared: its node is made from the leaves as they are, and an upgrade
- * published first would make it stale). Each is a job over that one item; compaction publishes
- * its node in the item's place, at the same prefix boundary as the rest of its work.
+ * model (see `SummaryJobKind`), oldest first, leaving out those inside the runs of `except` (runs
+ * whose condensation is prepared or being prepared: their nodes are made from the leaves as they
+ * are, and an upgrade published first would make them stale, while the condensation folds the
+ * leaf away anyway). Each is a job over that one item; compaction publishes its node in the
+ * item's place, at the same prefix boundary as the rest of its work.
  */
 export function preparableUpgrades(
   items: readonly ViewItem[],
-  except?: { firstPosition: number; lastPosition: number },
+  except: ReadonlyArray<{ firstPosition: number; lastPosition: number }> = [],
 ): PreparableChunk[] {
   const upgrades: PreparableChunk[] = [];
   items.forEach((item, index) => {
     const summary = item.summary;
     if (summary?.kind !== "leaf" || summary.summarizer !== EXTRACTIVE_SUMMARIZER_ID) return;
-    const inRun =
-      except !== undefined && item.position >= except.firstPosition && item.position <= except.lastPosition;
+    const inRun = except.some(
+      (run) => item.position >= run.firstPosition && item.position <= run.lastPosition,
+    );
     if (inRun) return;
     const upgrade = preparableOf("upgrade", items, { start: index, end: index + 1, tokens: item.tokens });
     upgrades.push(upgrade);
@@ -166,18 +206,6 @@ export function staleJobs(
       .map((chunk) => chunkKeyOf(items.slice(chunk.start, chunk.end))),
   );
   const stale = (job: StoredSummaryJob) =>
-    job.kind === "leaf" ? !current.has(job.chunkKey) : !stillInView(items, job);
+    job.kind === "leaf" ? !current.has(job.chunkKey) : !spanInView(items, job);
   return jobs.filter((job) => stale(job) && !leaseRuns(job, now)).map((job) => job.chunkKey);
-}
-
-/** Whether the view still holds the job's items where they were: a condensed run stays until condensed. */
-function stillInView(items: readonly ViewItem[], job: StoredSummaryJob): boolean {
-  const start = items.findIndex((item) => item.position === job.firstPosition);
-  const end = items.findIndex((item) => item.position === job.lastPosition);
-  return start >= 0 && end >= start && chunkKeyOf(items.slice(start, end + 1)) === job.chunkKey;
-}
-
-/** Whether a worker holds the job now. */
-export function leaseRuns(job: StoredSummaryJob, now: number): boolean {
-  return job.owner !== undefined && (job.leaseExpiresAt ?? 0) > now;
 }

@@ -4,8 +4,8 @@
  * Reading it never throws: an unusable store answers `available: false` with the reason.
  */
 import { describeError } from "@clew/core";
+import { leaseRuns } from "../compaction/leaf-supply.js";
 import type { LosslessStore, SummarySpendTotals } from "../store/store.js";
-import { leaseRuns } from "./preparable-chunks.js";
 
 export interface SummarySpendReport {
   sessionId: string;
@@ -20,8 +20,11 @@ export interface SummarySpendReport {
   window: SummarySpendTotals & { remainingTokens: number };
   /** Everything the ledger holds for the session. */
   lifetime: SummarySpendTotals;
-  /** Prepared summaries waiting to be published, and jobs a worker is preparing now. */
-  jobs: { prepared: number; leased: number };
+  /**
+   * Prepared summaries waiting to be published (`upgrades` of them rewrite a leaf of the debt, see
+   * `SummaryJobKind`), and jobs a worker is preparing now.
+   */
+  jobs: { prepared: number; upgrades: number; leased: number };
 }
 
 export interface SpendReportSettings {
@@ -49,7 +52,7 @@ export async function readSpendReport(
     ...base,
     window: { ...NO_SPEND, remainingTokens: settings.limitTokens },
     lifetime: NO_SPEND,
-    jobs: { prepared: 0, leased: 0 },
+    jobs: { prepared: 0, upgrades: 0, leased: 0 },
   };
   if (store === undefined) return { ...empty, available: false, failure };
   try {
@@ -64,6 +67,7 @@ export async function readSpendReport(
       lifetime,
       jobs: {
         prepared: jobs.filter((job) => job.prepared !== undefined).length,
+        upgrades: jobs.filter((job) => job.prepared !== undefined && job.kind === "upgrade").length,
         leased: jobs.filter((job) => leaseRuns(job, now)).length,
       },
     };

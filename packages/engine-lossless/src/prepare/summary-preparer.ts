@@ -23,18 +23,10 @@ import {
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
 import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
 import type { SummarizerGrants } from "../compaction/leaf-supply.js";
-import type { LosslessStore, PreparedSummary, StoredSummaryJob } from "../store/store.js";
+import type { LosslessStore, PreparedSummary } from "../store/store.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import {
-  leaseRuns,
-  type PreparableChunk,
-  preparableChunks,
-  preparableCondensation,
-  preparableUpgrades,
-  staleJobs,
-  UPGRADE_ATTEMPTS,
-} from "./preparable-chunks.js";
+import { chunksToPrepare, type PreparableChunk, staleJobs } from "./preparable-chunks.js";
 
 export interface PreparerOptions {
   store: LosslessStore;
@@ -104,37 +96,24 @@ export class SummaryPreparer {
     const now = this.options.now();
     const stale = staleJobs(items, leafChunkTokens, jobs, now);
     if (stale.length > 0) await store.deleteSummaryJobs(sessionId, stale);
-    const given = (job: StoredSummaryJob) => job.kind === "upgrade" && job.attempts >= UPGRADE_ATTEMPTS;
-    const taken = new Set(
-      jobs
-        .filter((job) => job.prepared !== undefined || leaseRuns(job, now) || given(job))
-        .map((job) => job.chunkKey),
-    );
-    const tailTokens = Math.floor(input.budgetTokens * this.options.freshTailShare);
-    const condensation = preparableCondensation(items, tailTokens, {
+    const chunks = chunksToPrepare(items, jobs, now, {
+      tailTokens: Math.floor(input.budgetTokens * this.options.freshTailShare),
       condenseFanIn: this.options.condenseFanIn,
       leafChunkTokens,
       summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
+      upgrades: this.options.node.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID,
     });
-    const extractive = this.options.node.summarizer.id === EXTRACTIVE_SUMMARIZER_ID;
-    const upgrades = extractive ? [] : preparableUpgrades(items, condensation);
-    // Upgrades last: the limiter starts calls in order, and a leaf or condensation saves a
-    // compaction its wait, where an upgrade only improves a summary already in place.
-    const chunks = [
-      ...preparableChunks(items, tailTokens, leafChunkTokens),
-      ...(condensation === undefined ? [] : [condensation]),
-      ...upgrades,
-    ].filter((chunk) => !taken.has(chunk.chunkKey));
-    await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk)));
+    const budget: PassBudget = { refused: false };
+    await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk, budget)));
   }
 
   /** One job: slot, lease, summary, result. Logs instead of throwing, except for cancellation. */
-  private async prepareChunk(sessionId: string, chunk: PreparableChunk): Promise<void> {
+  private async prepareChunk(sessionId: string, chunk: PreparableChunk, budget: PassBudget): Promise<void> {
     const signal = this.controller.signal;
     try {
       const work =
         chunk.kind === "upgrade"
-          ? () => this.claimAndUpgrade(sessionId, chunk, signal)
+          ? () => this.claimAndUpgrade(sessionId, chunk, signal, budget)
           : () => this.claimAndPrepare(sessionId, chunk, signal);
       await this.options.limiter.run(work, signal);
     } catch (error) {
@@ -219,16 +198,18 @@ export class SummaryPreparer {
    * reserved before the claim: with no room in the budget nothing is claimed and no debt recorded
    * (the leaf's debt was recorded when it was written), so the upgrade waits for a later pass. A
    * model that falls back to the extractive summarizer again makes no upgrade: the job is released,
-   * and given up after `UPGRADE_ATTEMPTS` claims.
+   * and given up after `UPGRADE_ATTEMPTS` claims. Once the budget refused one, the pass's other
+   * upgrades are not asked for (each ask is a write transaction on the ledger).
    */
   private async claimAndUpgrade(
     sessionId: string,
     chunk: PreparableChunk,
     signal: AbortSignal,
+    budget: PassBudget,
   ): Promise<void> {
     const leaf = chunk.items[0] as ViewItem;
     const facts = leaf.summary;
-    if (facts === undefined) return;
+    if (facts === undefined || budget.refused) return;
     const maxTokens = Math.min(leafCap(this.options.leafTargetTokens, facts.sourceTokens), leaf.tokens);
     const grant = await this.options.grants.modelGrant({
       sessionId,
@@ -236,7 +217,10 @@ export class SummaryPreparer {
       maxOutputTokens: maxTokens,
       waitForSlot: false,
     });
-    if (grant === undefined) return;
+    if (grant === undefined) {
+      budget.refused = true;
+      return;
+    }
     try {
       if (!(await this.claim(sessionId, chunk))) return;
       await this.prepareClaimed(sessionId, chunk, async () => {
@@ -284,6 +268,12 @@ export class SummaryPreparer {
       error: describeError(error),
     });
   }
+}
+
+/** What a pass's upgrades learned of the spend budget. */
+interface PassBudget {
+  /** The budget had no room for an upgrade: later ones in the pass would be refused too. */
+  refused: boolean;
 }
 
 function refName(item: ViewItem): string {

@@ -17,7 +17,8 @@ export type CompactionLevel = "none" | "leaf" | "condensed" | "root" | "fallback
 
 /**
  * How a pass ended: `compacted` (the view got smaller and reached the target), `short` (smaller or
- * not, the target was not reached; `reason` says why), `unchanged` (nothing to do), `aborted` (the
+ * not, the target was not reached; `reason` says why), `unchanged` (the view got no smaller:
+ * nothing to do, or only summaries rewritten in place, `outputs.upgraded`), `aborted` (the
  * caller cancelled; finished nodes were still published), `failed` (an error; nothing published).
  */
 export type CompactionOutcomeKind = "compacted" | "short" | "unchanged" | "aborted" | "failed";
@@ -41,11 +42,13 @@ export interface NewCompactionPass {
   /** The view items the pass replaced (items it made and replaced again are not counted). */
   inputs: { messages: number; summaries: number; tokens: number };
   /**
-   * The summaries it wrote, by kind, and their tokens; `prepared` of them were published from
-   * summaries made in the background, the rest were made during the pass (absent in records of
-   * versions that did not count them).
+   * The summaries it wrote, by kind, and their tokens; `prepared` of the leaves and condensed
+   * nodes were published from summaries made in the background, the rest were made during the
+   * pass; `upgraded` leaves (not in `leaf`) were written again by the model, in the background, in
+   * place of leaves the extractive summarizer wrote. `prepared` and `upgraded` are absent in records
+   * of versions that did not count them.
    */
-  outputs: { leaf: number; condensed: number; tokens: number; prepared?: number };
+  outputs: { leaf: number; condensed: number; tokens: number; prepared?: number; upgraded?: number };
   summaryIds: string[];
   /** The configured summarizer (`extractive`, `model:<provider>/<id>`). */
   summarizer: string;

@@ -80,6 +80,7 @@ export interface SummaryDebt {
 export interface SummarySpendTotals {
   /** Tokens of model summarizer calls, input and output, by the engine's counter. */
   spentTokens: number;
+  /** Reservations not settled to 0 tokens: calls made or in flight (a settled 0 is a call never made). */
   calls: number;
   /** Tokens not spent because the budget was exhausted. */
   debtTokens: number;

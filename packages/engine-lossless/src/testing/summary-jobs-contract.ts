@@ -101,6 +101,10 @@ export function runSummaryJobContractCases(createStore: () => Promise<StoreUnder
         debtTokens: 700,
         debtChunks: 1,
       });
+      // A reservation settled to nothing is a call never made.
+      const unused = await reserve(1_004, 10, 0);
+      await store.settleSummarySpend("s1", unused as string, 0);
+      expect((await store.summarySpend("s1", 0)).calls).toBe(2);
       // Older spend leaves the window.
       expect(await reserve(5_000, 1_000, 1_002)).toBeUndefined();
       expect(await reserve(5_000, 1_000, 1_003)).toBeTypeOf("string");

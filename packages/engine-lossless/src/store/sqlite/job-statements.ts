@@ -28,7 +28,7 @@ const SQL = {
   settleSpend: "UPDATE summary_spend SET tokens = ? WHERE id = ? AND session_ref = ? AND kind = 'spent'",
   spendTotals: `SELECT
          coalesce(sum(CASE WHEN kind = 'spent' THEN tokens END), 0) AS spent_tokens,
-         count(CASE WHEN kind = 'spent' THEN 1 END) AS calls,
+         count(CASE WHEN kind = 'spent' AND tokens > 0 THEN 1 END) AS calls,
          coalesce(sum(CASE WHEN kind = 'debt' THEN tokens END), 0) AS debt_tokens,
          coalesce(sum(CASE WHEN kind = 'debt' THEN chunks END), 0) AS debt_chunks
        FROM summary_spend WHERE session_ref = ? AND at >= ?`,

@@ -1,0 +1,197 @@
+/**
+ * When compaction publishes upgrades (leaves the model wrote again in place of the extractive
+ * summarizer's), worked out on hand-built views: never as a threshold compaction's only work
+ * unless they take the view below the threshold, never inside a run whose condensation is
+ * prepared, and reported apart from the leaves a pass made.
+ */
+import { describe, expect, it } from "vitest";
+import { buildNode } from "../src/compaction/build-node.js";
+import { type CompactViewRequest, compactView } from "../src/compaction/compact-view.js";
+import { compactResultOf } from "../src/compaction/compaction-target.js";
+import { chunkKeyOf } from "../src/compaction/leaf-chunk.js";
+import { leafSupplyOf } from "../src/compaction/leaf-supply.js";
+import { resolveOptions } from "../src/options.js";
+import { chunksToPrepare, preparableUpgrades, staleJobs } from "../src/prepare/preparable-chunks.js";
+import type { PreparedSummary, StoredSummaryJob } from "../src/store/store.js";
+import type { ViewItem } from "../src/view/session-view.js";
+import { StubSummarizer } from "./support/preparation.js";
+import { raw, summary } from "./support/view-items.js";
+
+const summarizer = new StubSummarizer("model");
+const options = resolveOptions({ summarizer });
+const settings = { ...options, counter: options.tokenCounter };
+
+/**
+ * Two extractive leaves before the fresh tail (a 2,000-token budget keeps its newest 500 tokens:
+ * the two raw messages), 800 tokens in all: under a 1,000-token target, over its 750-token
+ * threshold, and under the summary share, so nothing but an upgrade is there to do.
+ */
+const ITEMS: ViewItem[] = [summary(1), summary(2), raw(3), raw(4)];
+const BUDGET = 2_000;
+const TARGET = 1_000;
+const THRESHOLD = 750;
+
+/** A prepared node over `items`, its size in context set to `tokens`. */
+async function prepared(items: ViewItem[], tokens: number, replaces?: ViewItem): Promise<PreparedSummary> {
+  const node = await buildNode(settings, {
+    sessionId: "s",
+    items,
+    maxTokens: 400,
+    ...(replaces === undefined ? {} : { replaces }),
+  });
+  if (node === undefined) throw new Error("no node was built");
+  return { summary: node.summary, edit: { ...node.edit, tokens } };
+}
+
+function jobOver(
+  kind: StoredSummaryJob["kind"],
+  items: ViewItem[],
+  made?: PreparedSummary,
+): StoredSummaryJob {
+  return {
+    chunkKey: chunkKeyOf(items),
+    kind,
+    firstPosition: (items[0] as ViewItem).position,
+    lastPosition: (items.at(-1) as ViewItem).position,
+    attempts: 1,
+    ...(made === undefined ? {} : { prepared: made }),
+  };
+}
+
+/** The upgrade of leaf 1: the model's leaf over message 1, `tokens` in context. */
+async function upgradeOfFirstLeaf(tokens: number): Promise<StoredSummaryJob> {
+  const leaf = ITEMS[0] as ViewItem;
+  return jobOver("upgrade", [leaf], await prepared([raw(1)], tokens, leaf));
+}
+
+/** A forced compaction of `ITEMS` (as `maintain` runs it) with these jobs stored, at time 1,000. */
+function compact(jobs: StoredSummaryJob[], request: Partial<CompactViewRequest> = {}) {
+  return compactView(settings, {
+    sessionId: "s",
+    items: ITEMS,
+    targetTokens: TARGET,
+    budgetTokens: BUDGET,
+    force: true,
+    supply: leafSupplyOf(jobs, 1_000),
+    ...request,
+  });
+}
+
+describe("a threshold compaction whose only work is an upgrade", () => {
+  it("writes nothing while the upgrade leaves the view above the threshold", async () => {
+    const outcome = await compact([await upgradeOfFirstLeaf(180)], { liveLeavesAbove: THRESHOLD });
+    expect(outcome.write.edits).toEqual([]);
+    expect(outcome.write.settledJobs).toBeUndefined();
+    expect(outcome.items).toEqual(ITEMS);
+    expect(outcome.upgradedSummaries).toBe(0);
+    expect(outcome.tokensAfter).toBe(800);
+  });
+
+  it("publishes it when it takes the view below the threshold", async () => {
+    const job = await upgradeOfFirstLeaf(100);
+    const outcome = await compact([job], { liveLeavesAbove: THRESHOLD });
+    expect(outcome.write.edits.map((edit) => edit.summaryId)).toEqual([job.prepared?.summary.summaryId]);
+    expect(outcome.write.settledJobs).toEqual([job.chunkKey]);
+    expect(outcome).toMatchObject({
+      tokensAfter: 700,
+      upgradedSummaries: 1,
+      leafNodes: 0,
+      preparedSummaries: 0,
+    });
+  });
+});
+
+describe("a compaction the host asked for, with only an upgrade to do", () => {
+  it("publishes an upgrade of equal size and says the view is no smaller", async () => {
+    const job = await upgradeOfFirstLeaf(200);
+    const outcome = await compact([job]);
+    expect(outcome.write.edits).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      tokensBefore: 800,
+      tokensAfter: 800,
+      upgradedSummaries: 1,
+      leafNodes: 0,
+    });
+    const result = compactResultOf(outcome, { budgetTokens: BUDGET, targetTokens: TARGET, source: "host" });
+    expect(result).toMatchObject({ ok: true, compacted: false });
+    expect(result.reason).toMatch(/^rewrote 1 summary with the model .* no smaller$/);
+  });
+});
+
+describe("an upgrade inside a run whose condensation is prepared", () => {
+  it("waits: the prepared condensation is published as made, with no summarizer call", async () => {
+    const run = ITEMS.slice(0, 2);
+    const condensation = jobOver("condensed", run, await prepared(run, 150));
+    const upgrade = await upgradeOfFirstLeaf(100);
+    const calls = summarizer.calls.length;
+    // Over a 700-token target: the run is condensed.
+    const outcome = await compact([condensation, upgrade], { targetTokens: 700 });
+    expect(summarizer.calls.length).toBe(calls);
+    expect(outcome).toMatchObject({ upgradedSummaries: 0, condensedNodes: 1, preparedSummaries: 1 });
+    expect(outcome.write.summaries.map((node) => node.summaryId)).toEqual([
+      condensation.prepared?.summary.summaryId,
+    ]);
+  });
+
+  it("waits while a worker holds the condensation's lease, and not once it expired", async () => {
+    const run = ITEMS.slice(0, 2);
+    const lease = (expiresAt: number) => ({
+      ...jobOver("condensed", run),
+      owner: "B",
+      leaseExpiresAt: expiresAt,
+    });
+    const upgrade = await upgradeOfFirstLeaf(100);
+    const held = await compact([lease(60_000), upgrade], { liveLeavesAbove: THRESHOLD });
+    expect(held.upgradedSummaries).toBe(0);
+    const expired = await compact([lease(999), upgrade], { liveLeavesAbove: THRESHOLD });
+    expect(expired.upgradedSummaries).toBe(1);
+  });
+});
+
+describe("upgrade jobs in preparation", () => {
+  it("are not made for leaves inside the runs given as condensing", () => {
+    const leaves = [summary(1), summary(2), summary(3), raw(4)];
+    const positions = (except: Array<{ firstPosition: number; lastPosition: number }>) =>
+      preparableUpgrades(leaves, except).map((job) => job.firstPosition);
+    expect(positions([])).toEqual([1, 2, 3]);
+    expect(positions([{ firstPosition: 2, lastPosition: 2 }])).toEqual([1, 3]);
+    expect(positions([{ firstPosition: 1, lastPosition: 2 }])).toEqual([3]);
+    expect(
+      positions([
+        { firstPosition: 3, lastPosition: 4 },
+        { firstPosition: 1, lastPosition: 1 },
+      ]),
+    ).toEqual([2]);
+  });
+
+  it("are left out of a pass inside a run whose condensation is prepared, and after two attempts", async () => {
+    const items = [summary(1), summary(2), summary(3), raw(4), raw(5)];
+    const shape = { tailTokens: 500, condenseFanIn: 8, leafChunkTokens: 2_000, summaryLimit: 10_000 };
+    const started = (jobs: StoredSummaryJob[], upgrades = true) =>
+      chunksToPrepare(items, jobs, 0, { ...shape, upgrades }).map(
+        (job) => `${job.kind} ${job.firstPosition}`,
+      );
+    expect(started([])).toEqual(["upgrade 1", "upgrade 2", "upgrade 3"]);
+    expect(started([], false)).toEqual([]);
+    const run = items.slice(0, 2);
+    const condensation = jobOver("condensed", run, await prepared(run, 150));
+    expect(started([condensation])).toEqual(["upgrade 3"]);
+    const givenUp = { ...jobOver("upgrade", [items[2] as ViewItem]), attempts: 2 };
+    expect(started([condensation, givenUp])).toEqual([]);
+    expect(started([condensation, { ...givenUp, attempts: 1 }])).toEqual(["upgrade 3"]);
+  });
+
+  it("go stale once their leaf left the view, unless a worker's lease on them runs", async () => {
+    const job = await upgradeOfFirstLeaf(100);
+    expect(staleJobs(ITEMS, 2_000, [job], 0)).toEqual([]);
+    const condensed: ViewItem[] = [
+      { ...summary(1, 1), ref: { kind: "summary", summaryId: "sum_condensed00001" } },
+      raw(3),
+      raw(4),
+    ];
+    expect(staleJobs(condensed, 2_000, [job], 0)).toEqual([job.chunkKey]);
+    const leased = { ...job, owner: "A", leaseExpiresAt: 10 };
+    expect(staleJobs(condensed, 2_000, [leased], 5)).toEqual([]);
+    expect(staleJobs(condensed, 2_000, [leased], 10)).toEqual([job.chunkKey]);
+  });
+});
