@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPass } from "../src/inspect/format-report.js";
+import { formatPass, formatSummarySpend } from "../src/inspect/format-report.js";
 import type { StoredCompactionPass } from "../src/store/store.js";
 
 const NOW = Date.UTC(2026, 10, 30, 12);
@@ -64,6 +64,45 @@ describe("how many of a pass's summaries were prepared", () => {
     );
     expect(formatPass(upgraded(["sum_a", "sum_b"], 2, 0), NOW)).toContain(
       "2 summaries (all prepared), 12 ms",
+    );
+  });
+});
+
+describe("the status line of a session's summaries", () => {
+  const spend = (
+    summarizer: string,
+    debtChunks: number,
+    prepared: number,
+    upgrades: number,
+    leased: number,
+  ) => ({
+    sessionId: "s",
+    available: true,
+    summarizer,
+    limitTokens: 2_000_000,
+    windowHours: 24,
+    window: {
+      spentTokens: 12_345,
+      calls: 1,
+      debtTokens: debtChunks * 900,
+      debtChunks,
+      remainingTokens: 1_987_655,
+    },
+    lifetime: { spentTokens: 12_345, calls: 1, debtTokens: debtChunks * 900, debtChunks },
+    jobs: { prepared, upgrades, leased },
+  });
+
+  it("shows spend against the budget, the debt and the jobs, leaving out what is zero", () => {
+    expect(formatSummarySpend(spend("model:p/m", 0, 0, 0, 0))).toBe(
+      "Summaries: model:p/m · 12,345 of 2,000,000 tokens spent in the last 24 h (1 call)",
+    );
+    expect(formatSummarySpend(spend("model:p/m", 2, 3, 1, 1))).toBe(
+      "Summaries: model:p/m · 12,345 of 2,000,000 tokens spent in the last 24 h (1 call) · " +
+        "debt: 2 summaries written extractively for lack of budget (1,800 tokens) · " +
+        "3 prepared (1 upgrade) waiting for the next compaction · 1 being prepared",
+    );
+    expect(formatSummarySpend(spend("extractive", 0, 2, 0, 0))).toBe(
+      "Summaries: extractive (no model calls) · 2 prepared waiting for the next compaction",
     );
   });
 });

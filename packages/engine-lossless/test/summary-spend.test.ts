@@ -71,6 +71,12 @@ describe("the summarizer spend budget", () => {
     );
     expect(report.jobs).toEqual({ prepared: jobs.length, upgrades: 0, leased: 0 });
     expect((await engine.inspect("s")).summarySpend).toEqual(report);
+    const status = await engine.describeStatus({ sessionId: "s" });
+    expect(status.lines).toContain(
+      `Summaries: ${summarizer.id} · ${report.window.spentTokens.toLocaleString("en-US")} of 1,500 tokens spent in the last 1 h (${paid.length} calls) · ` +
+        `debt: ${extractive.length} summaries written extractively for lack of budget (${report.window.debtTokens.toLocaleString("en-US")} tokens) · ` +
+        `${jobs.length} prepared waiting for the next compaction`,
+    );
 
     // An hour later the window holds nothing: the model writes the next chunks again.
     clock.value += HOUR_MS;

@@ -1,4 +1,5 @@
-import { formatBytes } from "@clew/core";
+import { EXTRACTIVE_SUMMARIZER_ID, formatBytes } from "@clew/core";
+import type { SummarySpendReport } from "../prepare/spend-report.js";
 /**
  * The lossless engine's figures as short text lines: the status section (`/status`,
  * `clew context`), and one line per flight-recorder record (`clew lossless history`). Pure;
@@ -28,8 +29,35 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
       ? "Last assembly: none recorded"
       : `Last assembly: ${formatAssembly(report.lastAssembly, now)}`,
   ];
+  if (report.summarySpend?.available === true) lines.push(formatSummarySpend(report.summarySpend));
   if (report.providerCache !== undefined) lines.push(formatProviderCache(report.providerCache));
   return lines;
+}
+
+/**
+ * Who writes the session's summaries and what it cost: spend in the window against the budget,
+ * the debt (summaries written extractively for lack of budget), prepared summaries waiting.
+ */
+export function formatSummarySpend(spend: SummarySpendReport): string {
+  const { window, jobs } = spend;
+  const parts = [`Summaries: ${spend.summarizer}`];
+  if (spend.summarizer === EXTRACTIVE_SUMMARIZER_ID) parts[0] += " (no model calls)";
+  else {
+    parts.push(
+      `${count(window.spentTokens)} of ${count(spend.limitTokens)} tokens spent in the last ${spend.windowHours} h (${counted(window.calls, "call", "calls")})`,
+    );
+    if (window.debtChunks > 0) {
+      parts.push(
+        `debt: ${counted(window.debtChunks, "summary", "summaries")} written extractively for lack of budget (${count(window.debtTokens)} tokens)`,
+      );
+    }
+  }
+  if (jobs.prepared > 0) {
+    const upgrades = jobs.upgrades === 0 ? "" : ` (${counted(jobs.upgrades, "upgrade", "upgrades")})`;
+    parts.push(`${count(jobs.prepared)} prepared${upgrades} waiting for the next compaction`);
+  }
+  if (jobs.leased > 0) parts.push(`${count(jobs.leased)} being prepared`);
+  return parts.join(" · ");
 }
 
 /** The provider's prompt cache over the newest calls, as their replies reported it. */
