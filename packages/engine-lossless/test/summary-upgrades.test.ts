@@ -1,6 +1,6 @@
 import { EXTRACTIVE_SUMMARIZER_ID, type SummarizeInput, type Summarizer } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
+import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { StoredContextItem } from "../src/store/store.js";
 import {
   maintainAndSettle,
@@ -37,6 +37,14 @@ function countReservations(db: SqliteLosslessStore): { count: number } {
   return asks;
 }
 
+function untilAborted(signal: AbortSignal | undefined): Promise<never> {
+  if (signal === undefined) throw new Error("a summarizer call without a signal");
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
 /** A model that throws while `failing` is set. */
 class FlakySummarizer implements Summarizer {
   readonly id = "model:test/flaky";
@@ -44,8 +52,12 @@ class FlakySummarizer implements Summarizer {
   calls = 0;
   private readonly inner = new StubSummarizer("flaky");
 
+  /** Set: calls wait until their signal fires, then throw its reason. */
+  hanging = false;
+
   async summarize(input: SummarizeInput): Promise<string> {
     this.calls += 1;
+    if (this.hanging) return untilAborted(input.signal);
     if (this.failing) throw new Error("provider unavailable");
     return this.inner.summarize(input);
   }
@@ -168,6 +180,34 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     await maintainAndSettle(engine, "s");
     expect(asks.count).toBe(0);
     expect(await upgradeJobs(db)).toEqual([]);
+  });
+
+  it("does not count an upgrade cancelled by dispose among its attempts", async () => {
+    const summarizer = new FlakySummarizer();
+    const path = await databases.path();
+    const { engine, store: db } = databases.open(path, {
+      ...SMALL_CHUNKS,
+      summarizer,
+      summarizerConcurrency: 1,
+    });
+    await store(engine, "s", turns(60));
+    await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
+    expect((await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID)).length).toBeGreaterThan(0);
+
+    summarizer.hanging = true;
+    const calls = summarizer.calls;
+    await engine.maintain({ sessionId: "s", sessionFile: "memory:s" });
+    while (summarizer.calls === calls) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await upgradeJobs(db)).map((job) => job.attempts)).toContain(1);
+    await engine.dispose();
+
+    const reopened = openSqliteStore(path);
+    const jobs = (await reopened.listSummaryJobs("s")).filter((job) => job.kind === "upgrade");
+    await reopened.close();
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(
+      jobs.every((job) => job.attempts === 0 && job.owner === undefined && job.prepared === undefined),
+    ).toBe(true);
   });
 
   it("leaves a model's own leaves, and an extractive engine's, as they are", async () => {

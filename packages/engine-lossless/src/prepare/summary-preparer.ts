@@ -160,7 +160,9 @@ export class SummaryPreparer {
         });
       }
     } catch (error) {
-      await store.releaseSummaryJob(sessionId, chunk.chunkKey, owner).catch(() => undefined);
+      // Work cancelled by `stop` was not tried: its claim does not count toward an upgrade's attempts.
+      const attempted = !isAbortForSignal(error, this.controller.signal);
+      await store.releaseSummaryJob(sessionId, chunk.chunkKey, owner, { attempted }).catch(() => undefined);
       throw error;
     }
   }
@@ -198,8 +200,9 @@ export class SummaryPreparer {
    * reserved before the claim: with no room in the budget nothing is claimed and no debt recorded
    * (the leaf's debt was recorded when it was written), so the upgrade waits for a later pass. A
    * model that falls back to the extractive summarizer again makes no upgrade: the job is released,
-   * and given up after `UPGRADE_ATTEMPTS` claims. Once the budget refused one, the pass's other
-   * upgrades are not asked for (each ask is a write transaction on the ledger).
+   * and given up after `UPGRADE_ATTEMPTS` tries (a claim cancelled by `stop` is not one). Once the
+   * budget refused one, the pass's other upgrades are not asked for (each ask is a write
+   * transaction on the ledger).
    */
   private async claimAndUpgrade(
     sessionId: string,

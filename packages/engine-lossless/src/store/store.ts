@@ -199,8 +199,16 @@ export interface LosslessStore {
     owner: string,
     prepared: PreparedSummary,
   ): Promise<boolean>;
-  /** Ends `owner`'s lease without a result, so that any worker may claim the job again. */
-  releaseSummaryJob(sessionId: string, chunkKey: string, owner: string): Promise<void>;
+  /**
+   * Ends `owner`'s lease without a result, so that any worker may claim the job again. With
+   * `attempted: false` (the work was cancelled, not tried) the claim is not counted in `attempts`.
+   */
+  releaseSummaryJob(
+    sessionId: string,
+    chunkKey: string,
+    owner: string,
+    options?: { attempted?: boolean },
+  ): Promise<void>;
   /** The session's jobs, by first position, with their prepared summaries. */
   listSummaryJobs(sessionId: string): Promise<StoredSummaryJob[]>;
   /** Deletes these jobs with their prepared summaries; returns how many there were. */

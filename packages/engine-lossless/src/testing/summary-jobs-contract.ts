@@ -57,6 +57,14 @@ export function runSummaryJobContractCases(createStore: () => Promise<StoreUnder
       expect(await store.claimSummaryJob("s1", job("k1"), lease("B", 1, 1_000))).toBe(false);
       await store.releaseSummaryJob("s1", "k1", "A");
       expect(await store.claimSummaryJob("s1", job("k1"), lease("B", 1, 1_000))).toBe(true);
+      const attempts = async () => (await store.listSummaryJobs("s1"))[0]?.attempts;
+      expect(await attempts()).toBe(2);
+      // Cancelled work is released without counting its claim; tried work keeps it.
+      await store.releaseSummaryJob("s1", "k1", "B", { attempted: false });
+      expect(await attempts()).toBe(1);
+      await store.claimSummaryJob("s1", job("k1"), lease("C", 2, 1_000));
+      await store.releaseSummaryJob("s1", "k1", "C", { attempted: true });
+      expect(await attempts()).toBe(2);
     }),
   );
 

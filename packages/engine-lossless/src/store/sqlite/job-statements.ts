@@ -16,8 +16,9 @@ const SQL = {
        WHERE prepared IS NULL AND (lease_owner IS NULL OR lease_expires_at <= @now)`,
   completeJob: `UPDATE summary_jobs SET prepared = @prepared, lease_owner = NULL, lease_expires_at = NULL
        WHERE session_ref = @session AND chunk_key = @chunkKey AND lease_owner = @owner AND prepared IS NULL`,
-  releaseJob: `UPDATE summary_jobs SET lease_owner = NULL, lease_expires_at = NULL
-       WHERE session_ref = ? AND chunk_key = ? AND lease_owner = ?`,
+  releaseJob: `UPDATE summary_jobs
+       SET lease_owner = NULL, lease_expires_at = NULL, attempts = max(0, attempts - @uncounted)
+       WHERE session_ref = @session AND chunk_key = @chunkKey AND lease_owner = @owner`,
   listJobs: `SELECT chunk_key, kind, first_position, last_position, lease_owner, lease_expires_at, attempts, prepared
        FROM summary_jobs WHERE session_ref = ? ORDER BY first_position, chunk_key`,
   deleteJobs:

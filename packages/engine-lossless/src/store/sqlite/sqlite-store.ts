@@ -330,8 +330,14 @@ export class SqliteLosslessStore implements LosslessStore {
     return this.run("completeSummaryJob", () => this.jobs.complete(sessionId, chunkKey, owner, prepared));
   }
 
-  async releaseSummaryJob(sessionId: string, chunkKey: string, owner: string): Promise<void> {
-    this.run("releaseSummaryJob", () => this.jobs.release(sessionId, chunkKey, owner));
+  async releaseSummaryJob(
+    sessionId: string,
+    chunkKey: string,
+    owner: string,
+    options: { attempted?: boolean } = {},
+  ): Promise<void> {
+    const attempted = options.attempted !== false;
+    this.run("releaseSummaryJob", () => this.jobs.release(sessionId, chunkKey, owner, attempted));
   }
 
   async listSummaryJobs(sessionId: string): Promise<StoredSummaryJob[]> {

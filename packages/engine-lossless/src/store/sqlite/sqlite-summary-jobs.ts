@@ -55,9 +55,10 @@ export class SqliteSummaryJobs {
     return this.statements.completeJob.run({ session, chunkKey, owner, prepared: json }).changes > 0;
   }
 
-  release(sessionId: string, chunkKey: string, owner: string): void {
+  release(sessionId: string, chunkKey: string, owner: string, attempted: boolean): void {
     const session = this.sessionRef(sessionId);
-    if (session !== undefined) this.statements.releaseJob.run(session, chunkKey, owner);
+    const uncounted = attempted ? 0 : 1;
+    if (session !== undefined) this.statements.releaseJob.run({ session, chunkKey, owner, uncounted });
   }
 
   list(sessionId: string): StoredSummaryJob[] {
