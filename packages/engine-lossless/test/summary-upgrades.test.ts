@@ -55,8 +55,11 @@ class FlakySummarizer implements Summarizer {
   /** Set: calls wait until their signal fires, then throw its reason. */
   hanging = false;
 
+  readonly inputs: SummarizeInput[] = [];
+
   async summarize(input: SummarizeInput): Promise<string> {
     this.calls += 1;
+    this.inputs.push(input);
     if (this.hanging) return untilAborted(input.signal);
     if (this.failing) throw new Error("provider unavailable");
     return this.inner.summarize(input);
@@ -134,6 +137,55 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     expect(leafSummaries + condensedSummaries + upgradedSummaries).toBe(details.summaryIds.length);
     const [pass] = await db.listCompactionPasses({ sessionId: "s", limit: 1 });
     expect(pass?.outputs).toMatchObject({ leaf: leafSummaries, upgraded: jobs.length });
+  });
+
+  it("writes a condensed node the extractive merge wrote again from its children", async () => {
+    const summarizer = new FlakySummarizer();
+    const { engine, store: db } = databases.open(await databases.path(), {
+      ...SMALL_CHUNKS,
+      summarizer,
+      summarizerConcurrency: 1,
+    });
+    await store(engine, "s", turns(120));
+    await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const merged = (await db.readContextView("s")).items.filter(
+      (item) => item.summary?.kind === "condensed" && item.summary.summarizer === "extractive-merge",
+    );
+    expect(merged.length).toBeGreaterThan(0);
+    const mergedIds = merged.map((item) => (item.ref.kind === "summary" ? item.ref.summaryId : ""));
+    const stored = new Map((await db.readSummaries("s", mergedIds)).map((node) => [node.summaryId, node]));
+
+    summarizer.failing = false;
+    await maintainAndSettle(engine, "s");
+    const jobs = await upgradeJobs(db);
+    for (const item of merged) {
+      const old = stored.get(item.ref.kind === "summary" ? item.ref.summaryId : "");
+      const upgrade = jobs.find((job) => job.firstPosition === item.position)?.prepared?.summary;
+      expect(upgrade).toMatchObject({
+        kind: "condensed",
+        summarizer: summarizer.id,
+        depth: old?.depth,
+        sourceRanges: old?.sourceRanges,
+        childIds: old?.childIds,
+      });
+      expect(upgrade?.tokens).toBeLessThanOrEqual(item.tokens);
+      // The model was given the children as the view showed them.
+      const asked = summarizer.inputs.find((input) =>
+        input.messages.some((message) => JSON.stringify(message).includes(old?.childIds[0] ?? "?")),
+      );
+      expect(asked).toBeDefined();
+    }
+
+    const result = await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const details = result.result?.details as { upgradedSummaries: number };
+    expect(details.upgradedSummaries).toBeGreaterThanOrEqual(merged.length);
+    const inView = new Set(
+      (await db.readContextView("s")).items.map((item) =>
+        item.ref.kind === "summary" ? item.ref.summaryId : "",
+      ),
+    );
+    for (const id of mergedIds) expect(inView.has(id)).toBe(false);
+    expect(await db.readSummaries("s", mergedIds)).toHaveLength(mergedIds.length);
   });
 
   it("retries a model that failed, and gives an upgrade up after two failed attempts", async () => {

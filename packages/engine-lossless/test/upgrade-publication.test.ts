@@ -12,7 +12,8 @@ import { chunkKeyOf } from "../src/compaction/leaf-chunk.js";
 import { leafSupplyOf } from "../src/compaction/leaf-supply.js";
 import { resolveOptions } from "../src/options.js";
 import { chunksToPrepare, preparableUpgrades, staleJobs } from "../src/prepare/preparable-chunks.js";
-import type { PreparedSummary, StoredSummaryJob } from "../src/store/store.js";
+import { type SourceReader, upgradeSources } from "../src/prepare/upgrade-sources.js";
+import type { PreparedSummary, StoredMessage, StoredSummary, StoredSummaryJob } from "../src/store/store.js";
 import type { ViewItem } from "../src/view/session-view.js";
 import { StubSummarizer } from "./support/preparation.js";
 import { raw, summary } from "./support/view-items.js";
@@ -193,5 +194,82 @@ describe("upgrade jobs in preparation", () => {
     const leased = { ...job, owner: "A", leaseExpiresAt: 10 };
     expect(staleJobs(condensed, 2_000, [leased], 5)).toEqual([]);
     expect(staleJobs(condensed, 2_000, [leased], 10)).toEqual([job.chunkKey]);
+  });
+});
+
+describe("what an upgrade writes a summary again from", () => {
+  const message = (seq: number): StoredMessage => ({
+    seq,
+    identity: `${seq}`.padStart(64, "0"),
+    role: "user",
+    createdAt: seq,
+    tokens: 50,
+    json: JSON.stringify({ role: "user", content: `message ${seq}`, timestamp: seq }),
+  });
+  const node = (
+    summaryId: string,
+    ranges: Array<[number, number]>,
+    childIds: string[] = [],
+  ): StoredSummary => ({
+    summaryId,
+    kind: childIds.length === 0 ? "leaf" : "condensed",
+    depth: childIds.length === 0 ? 0 : 1,
+    content: `text of ${summaryId}`,
+    tokens: 80,
+    sourceRanges: ranges,
+    sourceCount: ranges.reduce((sum, [first, last]) => sum + last - first + 1, 0),
+    sourceTokens: 100,
+    childIds,
+    anchors: [],
+    earliestAt: ranges[0]?.[0] ?? 0,
+    latestAt: ranges.at(-1)?.[1] ?? 0,
+    summarizer: "extractive-merge",
+    createdAt: 0,
+    parentId: undefined,
+  });
+  /** A condensed node over two leaves (m1–m2, m5–m6) and the raw messages between them. */
+  const summaries = [
+    node("sum_leaf1", [[1, 2]]),
+    node("sum_leaf2", [[5, 6]]),
+    node("sum_top", [[1, 6]], ["sum_leaf1", "sum_leaf2"]),
+  ];
+  const reader = (stored: StoredSummary[]): SourceReader => ({
+    readMessages: async (_session, seqs) => seqs.filter((seq) => seq <= 6).map(message),
+    readSummaries: async (_session, ids) =>
+      ids.flatMap((id) => stored.filter((summary) => summary.summaryId === id)),
+  });
+  const viewItem = (summary: StoredSummary): ViewItem => ({
+    ...((summary.kind === "leaf" ? ITEMS[0] : ITEMS[1]) as ViewItem),
+    position: 9,
+    ref: { kind: "summary", summaryId: summary.summaryId },
+    summary: {
+      ...(ITEMS[0]?.summary as NonNullable<ViewItem["summary"]>),
+      kind: summary.kind,
+      sourceRanges: summary.sourceRanges,
+    },
+  });
+
+  it("reads a condensed node's children and the messages it covered directly, in view order", async () => {
+    const sources = await upgradeSources(reader(summaries), "s", viewItem(summaries[2] as StoredSummary));
+    expect(
+      sources.map((item) => (item.ref.kind === "message" ? `m${item.ref.seq}` : item.ref.summaryId)),
+    ).toEqual(["sum_leaf1", "m3", "m4", "sum_leaf2"]);
+    expect(sources.every((item) => item.position === 9)).toBe(true);
+    expect(JSON.stringify(sources[0]?.message)).toContain('id=\\"sum_leaf1\\"');
+    expect(sources[0]?.summary?.content).toBe("text of sum_leaf1");
+  });
+
+  it("reads a leaf's messages, and names what the store no longer holds", async () => {
+    const leaf = await upgradeSources(reader(summaries), "s", viewItem(summaries[0] as StoredSummary));
+    expect(leaf.map((item) => item.ref)).toEqual([
+      { kind: "message", seq: 1 },
+      { kind: "message", seq: 2 },
+    ]);
+    await expect(
+      upgradeSources(reader(summaries.slice(1)), "s", viewItem(summaries[2] as StoredSummary)),
+    ).rejects.toThrow("summary sum_top condenses 2 summaries; 1 are stored");
+    await expect(upgradeSources(reader(summaries), "s", viewItem(node("sum_far", [[5, 8]])))).rejects.toThrow(
+      "summary sum_far covers 4 messages; 2 are stored",
+    );
   });
 });

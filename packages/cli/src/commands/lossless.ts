@@ -147,11 +147,11 @@ async function showRecord(
   return { text: summaryText(sessionId, summary), json: { sessionId, ...summary } };
 }
 
-/** The leaves a pass swapped for the model's rewrite of them (see `outputs.upgraded`). */
+/** The summaries a pass swapped for the model's rewrite of them (see `outputs.upgraded`). */
 function upgrades(pass: StoredCompactionPass): string {
   const upgraded = pass.outputs.upgraded ?? 0;
   if (upgraded === 0) return "";
-  return `, and ${upgraded} ${upgraded === 1 ? "leaf" : "leaves"} the model rewrote in place of the extractive summarizer's`;
+  return `, and ${upgraded} ${upgraded === 1 ? "summary" : "summaries"} the model rewrote in place of the extractive summarizer's`;
 }
 
 /** Where a pass's summaries were made: prepared in the background, or during the pass (a model call each). */

@@ -3,8 +3,9 @@
  * store in one transaction, so the view changes once (one prompt-cache break per compaction).
  *
  * Phases:
- * 0. Upgrade: leaves the extractive summarizer wrote in the model's place, and that the model has
- *    written again in the background since, are swapped for the model's (never larger), except
+ * 0. Upgrade: summaries a stand-in (the extractive summarizer, its merge) wrote in the model's
+ *    place, and that the model has written again in the background since, are swapped for the
+ *    model's (never larger), except
  *    inside a run whose condensation is prepared or being prepared. A threshold compaction
  *    publishes upgrades only with other work, or when they alone take the view below the
  *    threshold: they never cost a prompt-cache break of their own.
@@ -84,14 +85,14 @@ export interface CompactViewOutcome {
   reached: boolean;
   /** Why the target was not reached, or why nothing was done. */
   reason?: string;
-  /** Leaves made of raw messages (upgrades not counted). */
+  /** Leaves made of raw messages (upgrades not counted, nor in `condensedNodes`). */
   leafNodes: number;
   condensedNodes: number;
   /** Of `leafNodes` and `condensedNodes`, those published from prepared summaries (no summarizer call). */
   preparedSummaries: number;
   /**
-   * Upgrades: leaves the model wrote again in the background in place of leaves the extractive
-   * summarizer wrote (prepared, and counted in neither `leafNodes` nor `preparedSummaries`).
+   * Upgrades: summaries the model wrote again in the background in place of summaries a stand-in
+   * wrote (prepared, and counted in none of `leafNodes`, `condensedNodes`, `preparedSummaries`).
    */
   upgradedSummaries: number;
   /** Set when the caller's signal fired; the write holds the nodes finished before it. */
@@ -120,10 +121,10 @@ export async function compactView(
       tokensAfter,
       reached,
       ...(explained === undefined ? {} : { reason: explained }),
-      leafNodes: state.built.filter((node) => node.summary.kind === "leaf").length - state.upgraded,
-      condensedNodes: state.built.filter((node) => node.summary.kind === "condensed").length,
-      preparedSummaries: state.settled.length - state.upgraded,
-      upgradedSummaries: state.upgraded,
+      leafNodes: state.made("leaf"),
+      condensedNodes: state.made("condensed"),
+      preparedSummaries: state.settled.length - state.upgrades.size,
+      upgradedSummaries: state.upgrades.size,
       ...(aborted === undefined ? {} : { aborted }),
     };
   };
@@ -138,7 +139,7 @@ export async function compactView(
     if (request.signal?.aborted) return finish("aborted", abortReason(request.signal));
     throw error;
   }
-  const onlyUpgrades = state.built.length === state.upgraded;
+  const onlyUpgrades = state.built.length === state.upgrades.size;
   const threshold = request.liveLeavesAbove;
   if (onlyUpgrades && threshold !== undefined && state.total() > threshold) {
     // A threshold compaction whose only work is upgrades that leave the view above the threshold
@@ -149,15 +150,15 @@ export async function compactView(
     return finish(state.total() <= request.targetTokens ? "nothing to compact" : undefined);
   if (onlyUpgrades && state.total() >= tokensBefore)
     return finish(
-      `rewrote ${state.upgraded} ${state.upgraded === 1 ? "summary" : "summaries"} with the model in place of the extractive summarizer's; the view is no smaller`,
+      `rewrote ${state.upgrades.size} ${state.upgrades.size === 1 ? "summary" : "summaries"} with the model in place of the extractive summarizer's; the view is no smaller`,
     );
   return finish();
 }
 
 /**
- * Upgrades: leaves the model wrote again in the background for leaves the extractive summarizer
- * had written (see `SummaryJobKind`) take their place, so the prompt-cache break this compaction
- * makes anyway carries them. Each is at most as large as the leaf it replaces.
+ * Upgrades: summaries the model wrote again in the background for summaries a stand-in had
+ * written (see `SummaryJobKind`) take their place, so the prompt-cache break this compaction
+ * makes anyway carries them. Each is at most as large as the summary it replaces.
  */
 function upgradePhase(request: CompactViewRequest, state: WorkingView): void {
   const supply = request.supply;
@@ -166,12 +167,12 @@ function upgradePhase(request: CompactViewRequest, state: WorkingView): void {
   const held = (item: ViewItem) =>
     condensing.some((run) => item.position >= run.firstPosition && item.position <= run.lastPosition);
   for (const item of [...state.items]) {
-    if (item.summary?.kind !== "leaf" || held(item)) continue;
+    if (item.summary === undefined || held(item)) continue;
     const prepared = supply.prepared([item]);
     const run = prepared === undefined ? undefined : state.runOf([item.position]);
     if (prepared !== undefined && run !== undefined && state.swap(run, prepared.node)) {
       state.settled.push(prepared.chunkKey);
-      state.upgraded += 1;
+      state.upgrades.add(prepared.node);
     }
   }
 }
@@ -352,8 +353,8 @@ class WorkingView {
   readonly built: BuiltNode[] = [];
   /** Keys of the summary jobs whose prepared summaries this compaction publishes. */
   readonly settled: string[] = [];
-  /** How many of `built` are upgrades. */
-  upgraded = 0;
+  /** The nodes of `built` that are upgrades. */
+  readonly upgrades = new Set<BuiltNode>();
   /** `runTokens` of all items, kept up to date by `replace` (read after every node). */
   private tokens: number;
 
@@ -364,6 +365,11 @@ class WorkingView {
 
   total(): number {
     return this.tokens;
+  }
+
+  /** Nodes of this kind made by the compaction (upgrades left out). */
+  made(kind: "leaf" | "condensed"): number {
+    return this.built.filter((node) => node.summary.kind === kind && !this.upgrades.has(node)).length;
   }
 
   /** The run now holding exactly these positions, or undefined when something replaced them. */

@@ -112,12 +112,23 @@ export function chunksToPrepare(
 export const UPGRADE_ATTEMPTS = 2;
 
 /**
- * Leaves in the view that the extractive summarizer wrote, for an engine whose summarizer is a
- * model (see `SummaryJobKind`), oldest first, leaving out those inside the runs of `except` (runs
- * whose condensation is prepared or being prepared: their nodes are made from the leaves as they
- * are, and an upgrade published first would make them stale, while the condensation folds the
- * leaf away anyway). Each is a job over that one item; compaction publishes its node in the
- * item's place, at the same prefix boundary as the rest of its work.
+ * Who writes a summary in a model's place (budget spent, a call that failed or timed out): the
+ * extractive summarizer for a leaf, its merge of the children's texts for a condensed node, and
+ * the digest of first lines when even that failed.
+ */
+const STAND_IN_WRITERS: ReadonlySet<string> = new Set([
+  EXTRACTIVE_SUMMARIZER_ID,
+  "extractive-merge",
+  "digest",
+]);
+
+/**
+ * Summaries in the view that a stand-in wrote (see `STAND_IN_WRITERS`), for an engine whose
+ * summarizer is a model (see `SummaryJobKind`), oldest first, leaving out those inside the runs of
+ * `except` (runs whose condensation is prepared or being prepared: their nodes are made from the
+ * summaries as they are, and an upgrade published first would make them stale, while the
+ * condensation folds the summary away anyway). Each is a job over that one item; compaction
+ * publishes its node in the item's place, at the same prefix boundary as the rest of its work.
  */
 export function preparableUpgrades(
   items: readonly ViewItem[],
@@ -126,7 +137,7 @@ export function preparableUpgrades(
   const upgrades: PreparableChunk[] = [];
   items.forEach((item, index) => {
     const summary = item.summary;
-    if (summary?.kind !== "leaf" || summary.summarizer !== EXTRACTIVE_SUMMARIZER_ID) return;
+    if (summary === undefined || !STAND_IN_WRITERS.has(summary.summarizer)) return;
     const inRun = except.some(
       (run) => item.position >= run.firstPosition && item.position <= run.lastPosition,
     );

@@ -13,13 +13,7 @@
  * Passes run in the background, one at a time per session; a pass asked for while one runs is
  * run again after it. Failures are logged, never thrown: preparation only saves time later.
  */
-import {
-  type AgentMessage,
-  describeError,
-  EXTRACTIVE_SUMMARIZER_ID,
-  isAbortForSignal,
-  type Logger,
-} from "@clew/core";
+import { describeError, EXTRACTIVE_SUMMARIZER_ID, isAbortForSignal, type Logger } from "@clew/core";
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
 import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
 import type { SummarizerGrants } from "../compaction/leaf-supply.js";
@@ -27,6 +21,7 @@ import type { LosslessStore, PreparedSummary } from "../store/store.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { chunksToPrepare, type PreparableChunk, staleJobs } from "./preparable-chunks.js";
+import { upgradeSources } from "./upgrade-sources.js";
 
 export interface PreparerOptions {
   store: LosslessStore;
@@ -195,14 +190,14 @@ export class SummaryPreparer {
   }
 
   /**
-   * An upgrade job: the leaf written again by the model from its stored source messages, at most
-   * as large as the leaf it replaces (so publishing it never grows the view). The model's spend is
-   * reserved before the claim: with no room in the budget nothing is claimed and no debt recorded
-   * (the leaf's debt was recorded when it was written), so the upgrade waits for a later pass. A
-   * model that falls back to the extractive summarizer again makes no upgrade: the job is released,
-   * and given up after `UPGRADE_ATTEMPTS` tries (a claim cancelled by `stop` is not one). Once the
-   * budget refused one, the pass's other upgrades are not asked for (each ask is a write
-   * transaction on the ledger).
+   * An upgrade job: the summary written again by the model from its sources read back from the
+   * store (see `upgradeSources`), at most as large as the summary it replaces (so publishing it
+   * never grows the view). The model's spend is reserved before the claim: with no room in the
+   * budget nothing is claimed and no debt recorded (the summary's debt was recorded when it was
+   * written), so the upgrade waits for a later pass. A model that falls back to the extractive
+   * summarizer again makes no upgrade: the job is released, and given up after `UPGRADE_ATTEMPTS`
+   * tries (a claim cancelled by `stop` is not one). Once the budget refused one, the pass's other
+   * upgrades are not asked for (each ask is a write transaction on the ledger).
    */
   private async claimAndUpgrade(
     sessionId: string,
@@ -210,13 +205,19 @@ export class SummaryPreparer {
     signal: AbortSignal,
     budget: PassBudget,
   ): Promise<void> {
-    const leaf = chunk.items[0] as ViewItem;
-    const facts = leaf.summary;
+    const item = chunk.items[0] as ViewItem;
+    const facts = item.summary;
     if (facts === undefined || budget.refused) return;
-    const maxTokens = Math.min(leafCap(this.options.leafTargetTokens, facts.sourceTokens), leaf.tokens);
+    const sources = await upgradeSources(this.options.store, sessionId, item);
+    const inputTokens = sources.reduce((sum, source) => sum + source.tokens, 0);
+    const cap =
+      facts.kind === "leaf"
+        ? leafCap(this.options.leafTargetTokens, inputTokens)
+        : condensedCap(this.options.condensedTargetTokens, inputTokens);
+    const maxTokens = Math.min(cap, item.tokens);
     const grant = await this.options.grants.modelGrant({
       sessionId,
-      inputTokens: facts.sourceTokens,
+      inputTokens,
       maxOutputTokens: maxTokens,
       waitForSlot: false,
     });
@@ -227,10 +228,9 @@ export class SummaryPreparer {
     try {
       if (!(await this.claim(sessionId, chunk))) return;
       await this.prepareClaimed(sessionId, chunk, async () => {
-        const sources = await this.sourceItems(sessionId, leaf, facts.sourceRanges);
         const node = await buildNode(
           { ...this.options.node, summarizer: grant.summarizer },
-          { sessionId, items: sources, maxTokens, signal, replaces: leaf },
+          { sessionId, items: sources, maxTokens, signal, replaces: item },
         );
         if (node === undefined || node.summary.summarizer !== grant.summarizer.id) return undefined;
         return { summary: node.summary, edit: node.edit };
@@ -238,31 +238,6 @@ export class SummaryPreparer {
     } finally {
       await grant.settle();
     }
-  }
-
-  /** The stored messages a leaf covers, as the raw view items it was made from. */
-  private async sourceItems(
-    sessionId: string,
-    leaf: ViewItem,
-    ranges: ReadonlyArray<readonly [number, number]>,
-  ): Promise<ViewItem[]> {
-    const seqs = ranges.flatMap(([first, last]) =>
-      Array.from({ length: last - first + 1 }, (_, offset) => first + offset),
-    );
-    const messages = await this.options.store.readMessages(sessionId, seqs);
-    if (messages.length !== seqs.length)
-      throw new Error(
-        `summary ${refName(leaf)} covers ${seqs.length} messages; ${messages.length} are stored`,
-      );
-    return messages.map((message) => ({
-      position: leaf.position,
-      ref: { kind: "message", seq: message.seq },
-      tokens: message.tokens,
-      message: JSON.parse(message.json) as AgentMessage,
-      createdAt: message.createdAt,
-      startsGroup: true,
-      orphan: false,
-    }));
   }
 
   private report(sessionId: string, error: unknown): void {
@@ -277,8 +252,4 @@ export class SummaryPreparer {
 interface PassBudget {
   /** The budget had no room for an upgrade: later ones in the pass would be refused too. */
   refused: boolean;
-}
-
-function refName(item: ViewItem): string {
-  return item.ref.kind === "summary" ? item.ref.summaryId : `message ${item.ref.seq}`;
 }

@@ -44,9 +44,9 @@ export interface NewCompactionPass {
   /**
    * The summaries it wrote, by kind, and their tokens; `prepared` of the leaves and condensed
    * nodes were published from summaries made in the background, the rest were made during the
-   * pass; `upgraded` leaves (not in `leaf`) were written again by the model, in the background, in
-   * place of leaves the extractive summarizer wrote. `prepared` and `upgraded` are absent in records
-   * of versions that did not count them.
+   * pass; `upgraded` summaries (in neither `leaf` nor `condensed`) were written again by the model,
+   * in the background, in place of summaries the extractive summarizer wrote. `prepared` and
+   * `upgraded` are absent in records of versions that did not count them.
    */
   outputs: { leaf: number; condensed: number; tokens: number; prepared?: number; upgraded?: number };
   summaryIds: string[];

@@ -19,9 +19,11 @@
 import type { ContextEdit, NewSummary } from "./store.js";
 
 /**
- * A leaf over raw messages, a condensed node over a run of summaries, or an upgrade: a leaf the
- * extractive summarizer wrote in place of the model (spend budget exhausted, a call that failed or
- * timed out), written again from its source messages by the model, to replace that one item.
+ * A leaf over raw messages, a condensed node over a run of summaries, or an upgrade: a summary a
+ * stand-in wrote in place of the model (spend budget exhausted, a call that failed or timed out:
+ * the extractive summarizer for a leaf, its merge of the children for a condensed node), written
+ * again by the model from its stored sources (a leaf's messages, a condensed node's children and
+ * the messages it covers directly), to replace that one item.
  */
 export type SummaryJobKind = "leaf" | "condensed" | "upgrade";
 
