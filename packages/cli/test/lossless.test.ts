@@ -145,7 +145,7 @@ describe("clew lossless history and show", () => {
     const shown = (await harness.run("lossless", "show", "pass_00000000000000aa")).stdout;
     expect(shown).toContain("3 summaries (0 prepared, 2 upgraded)");
     expect(shown).toContain(
-      "wrote 1 leaf and 0 condensed summaries, and 2 summaries the model rewrote in place of the extractive summarizer's (300 tokens): 0 prepared in the background, 1 made during the pass",
+      "wrote 1 leaf and 0 condensed summaries, and 2 summaries the model rewrote in place of those written without it (300 tokens): 0 prepared in the background, 1 made during the pass",
     );
   });
 

@@ -3,6 +3,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { StoredContextItem } from "../src/store/store.js";
 import {
+  assistantText,
+  assistantToolCall,
+  fillerText,
+  toolResult,
+  userText,
+} from "./support/conversations.js";
+import {
   maintainAndSettle,
   SMALL_CHUNKS,
   StubSummarizer,
@@ -186,6 +193,46 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     );
     for (const id of mergedIds) expect(inView.has(id)).toBe(false);
     expect(await db.readSummaries("s", mergedIds)).toHaveLength(mergedIds.length);
+    // The children now name the rewrite as their parent.
+    for (const item of merged) {
+      const old = stored.get(item.ref.kind === "summary" ? item.ref.summaryId : "");
+      const upgradeId = jobs.find((job) => job.firstPosition === item.position)?.prepared?.summary.summaryId;
+      const children = await db.readSummaries("s", old?.childIds ?? []);
+      expect(children.map((child) => child.parentId)).toEqual(children.map(() => upgradeId));
+    }
+  });
+
+  it("skips an upgrade larger than the whole budget without holding back the others", async () => {
+    const clock = new TestClock();
+    const summarizer = new FlakySummarizer();
+    const { engine, store: db } = databases.open(await databases.path(), {
+      leafChunkTokens: 2_000,
+      defaultTokenBudget: 16_000,
+      summarizer,
+      now: clock.now,
+      summarySpendTokensPerSession: 3_000,
+      summarySpendWindowHours: 1,
+      summarizerConcurrency: 1,
+    });
+    // The oldest leaf covers one 3,500-token output: its upgrade could never fit 3,000 tokens.
+    const big = [
+      userText("Read the relay config.", 1),
+      assistantToolCall("call_1", "read", { path: "relay.conf" }, 2),
+      toolResult("call_1", "read", fillerText(14_000, 7), 3),
+      assistantText("Read it.", 4),
+    ];
+    await store(engine, "s", [...big, ...turns(90)]);
+    await engine.compact({ sessionId: "s", tokenBudget: 16_000, force: true });
+    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    expect(written.length).toBeGreaterThan(1);
+    expect(written[0]?.summary?.sourceTokens).toBeGreaterThan(3_000);
+
+    summarizer.failing = false;
+    clock.value += HOUR_MS;
+    await maintainAndSettle(engine, "s");
+    const jobs = await upgradeJobs(db);
+    expect(jobs.some((job) => job.prepared !== undefined)).toBe(true);
+    expect(jobs.some((job) => job.firstPosition === written[0]?.position)).toBe(false);
   });
 
   it("retries a model that failed, and gives an upgrade up after two failed attempts", async () => {

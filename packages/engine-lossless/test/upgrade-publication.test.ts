@@ -88,6 +88,16 @@ describe("a threshold compaction whose only work is an upgrade", () => {
     expect(outcome.tokensAfter).toBe(800);
   });
 
+  it("publishes it when it takes the view down to the threshold exactly", async () => {
+    const outcome = await compact([await upgradeOfFirstLeaf(150)], { liveLeavesAbove: THRESHOLD });
+    expect(outcome).toMatchObject({ tokensAfter: THRESHOLD, upgradedSummaries: 1 });
+  });
+
+  it("says the upgrades wait when it holds them back under the target", async () => {
+    const outcome = await compact([await upgradeOfFirstLeaf(180)], { liveLeavesAbove: THRESHOLD });
+    expect(outcome.reason).toBe("1 upgrade waits for a compaction with other work");
+  });
+
   it("publishes it when it takes the view below the threshold", async () => {
     const job = await upgradeOfFirstLeaf(100);
     const outcome = await compact([job], { liveLeavesAbove: THRESHOLD });
@@ -99,6 +109,37 @@ describe("a threshold compaction whose only work is an upgrade", () => {
       leafNodes: 0,
       preparedSummaries: 0,
     });
+  });
+});
+
+describe("a threshold compaction with an upgrade among other work", () => {
+  /** Leaf 1, a closed chunk of three raw messages before the tail, two raw messages in it: 1,200 tokens. */
+  const WITH_CHUNK: ViewItem[] = [summary(1), raw(2), raw(3), raw(4), raw(5), raw(6)];
+  const withChunk = (jobs: StoredSummaryJob[], request: Partial<CompactViewRequest>) =>
+    compact(jobs, { items: WITH_CHUNK, targetTokens: 1_500, ...request });
+
+  it("publishes it with a prepared leaf, though the view stays above the threshold", async () => {
+    const chunk = WITH_CHUNK.slice(1, 4);
+    const leaf = jobOver("leaf", chunk, await prepared(chunk, 100));
+    const outcome = await withChunk([await upgradeOfFirstLeaf(180), leaf], { liveLeavesAbove: 600 });
+    expect(outcome).toMatchObject({
+      tokensAfter: 680,
+      upgradedSummaries: 1,
+      leafNodes: 1,
+      preparedSummaries: 1,
+    });
+  });
+
+  it("holds it back when aborted before the other work was done", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("a new turn started"));
+    const outcome = await withChunk([await upgradeOfFirstLeaf(180)], {
+      liveLeavesAbove: 1_000,
+      signal: controller.signal,
+    });
+    expect(outcome.aborted).toBeDefined();
+    expect(outcome.write.edits).toEqual([]);
+    expect(outcome.upgradedSummaries).toBe(0);
   });
 });
 
@@ -116,6 +157,12 @@ describe("a compaction the host asked for, with only an upgrade to do", () => {
     const result = compactResultOf(outcome, { budgetTokens: BUDGET, targetTokens: TARGET, source: "host" });
     expect(result).toMatchObject({ ok: true, compacted: false });
     expect(result.reason).toMatch(/^rewrote 1 summary with the model .* no smaller$/);
+  });
+
+  it("never swaps in an upgrade larger than the summary it replaces", async () => {
+    const outcome = await compact([await upgradeOfFirstLeaf(201)]);
+    expect(outcome.write.edits).toEqual([]);
+    expect(outcome.upgradedSummaries).toBe(0);
   });
 });
 
@@ -180,6 +227,25 @@ describe("upgrade jobs in preparation", () => {
     const givenUp = { ...jobOver("upgrade", [items[2] as ViewItem]), attempts: 2 };
     expect(started([condensation, givenUp])).toEqual([]);
     expect(started([condensation, { ...givenUp, attempts: 1 }])).toEqual(["upgrade 3"]);
+  });
+
+  it("are left out of the condensation a pass prepares itself, and made for digests too", () => {
+    const digest = {
+      ...summary(4),
+      summary: { ...(summary(4).summary as NonNullable<ViewItem["summary"]>), summarizer: "digest" },
+    };
+    const items = [summary(1), summary(2), summary(3), digest, raw(5), raw(6)];
+    const shape = {
+      tailTokens: 500,
+      condenseFanIn: 3,
+      leafChunkTokens: 2_000,
+      summaryLimit: 1_000,
+      upgrades: true,
+    };
+    expect(chunksToPrepare(items, [], 0, shape).map((job) => `${job.kind} ${job.firstPosition}`)).toEqual([
+      "condensed 1",
+      "upgrade 4",
+    ]);
   });
 
   it("go stale once their leaf left the view, unless a worker's lease on them runs", async () => {

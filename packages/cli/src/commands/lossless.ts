@@ -151,7 +151,7 @@ async function showRecord(
 function upgrades(pass: StoredCompactionPass): string {
   const upgraded = pass.outputs.upgraded ?? 0;
   if (upgraded === 0) return "";
-  return `, and ${upgraded} ${upgraded === 1 ? "summary" : "summaries"} the model rewrote in place of the extractive summarizer's`;
+  return `, and ${upgraded} ${upgraded === 1 ? "summary" : "summaries"} the model rewrote in place of those written without it`;
 }
 
 /** Where a pass's summaries were made: prepared in the background, or during the pass (a model call each). */

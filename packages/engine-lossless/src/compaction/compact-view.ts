@@ -5,10 +5,10 @@
  * Phases:
  * 0. Upgrade: summaries a stand-in (the extractive summarizer, its merge) wrote in the model's
  *    place, and that the model has written again in the background since, are swapped for the
- *    model's (never larger), except
- *    inside a run whose condensation is prepared or being prepared. A threshold compaction
- *    publishes upgrades only with other work, or when they alone take the view below the
- *    threshold: they never cost a prompt-cache break of their own.
+ *    model's (never larger), except inside a run whose condensation is prepared or being
+ *    prepared. A threshold compaction (aborted or not) publishes upgrades only with other work,
+ *    or when they alone take the view down to the threshold (then they are the compaction): no
+ *    prompt-cache break for upgrades alone.
  * 1. Leaf: chunks of raw messages before the fresh tail (the newest `freshTailShare` of the budget,
  *    at least the newest group) become leaf summaries, oldest first. Forced compaction sweeps them
  *    all; otherwise it stops once the target is reached. Chunks with a prepared summary (made in
@@ -130,29 +130,43 @@ export async function compactView(
   };
   if (state.items.length === 0) return finish("no stored history for this session");
   if (!request.force && tokensBefore <= request.targetTokens) return finish("already within the target");
+  // A threshold compaction whose only work is upgrades that leave the view above the threshold
+  // would break the prompt cache without compacting: they wait, prepared, for the next one.
+  const holdBack = () => {
+    const onlyUpgrades = state.upgrades.size > 0 && state.built.length === state.upgrades.size;
+    const threshold = request.liveLeavesAbove;
+    if (!onlyUpgrades || threshold === undefined || state.total() <= threshold) return undefined;
+    const held = state.upgrades.size;
+    state = new WorkingView(request.items);
+    return `${counted(held, "upgrade waits", "upgrades wait")} for a compaction with other work`;
+  };
   try {
     upgradePhase(request, state);
     await leafPhase(settings, request, state, tailTokens);
     await condensePhase(settings, request, state, tailTokens);
     await rootPhase(settings, request, state, tailTokens);
   } catch (error) {
-    if (request.signal?.aborted) return finish("aborted", abortReason(request.signal));
-    throw error;
+    if (!request.signal?.aborted) throw error;
+    holdBack();
+    return finish("aborted", abortReason(request.signal));
   }
-  const onlyUpgrades = state.built.length === state.upgrades.size;
-  const threshold = request.liveLeavesAbove;
-  if (onlyUpgrades && threshold !== undefined && state.total() > threshold) {
-    // A threshold compaction whose only work is upgrades that leave the view above the threshold
-    // would break the prompt cache without compacting: they wait, prepared, for the next one.
-    state = new WorkingView(request.items);
+  const held = holdBack();
+  if (state.built.length === 0) {
+    if (state.total() > request.targetTokens) return finish();
+    return finish(held ?? "nothing to compact");
   }
-  if (state.built.length === 0)
-    return finish(state.total() <= request.targetTokens ? "nothing to compact" : undefined);
-  if (onlyUpgrades && state.total() >= tokensBefore)
+  if (state.built.length === state.upgrades.size && state.total() >= tokensBefore) {
+    const rewritten = counted(state.upgrades.size, "summary", "summaries");
     return finish(
-      `rewrote ${state.upgrades.size} ${state.upgrades.size === 1 ? "summary" : "summaries"} with the model in place of the extractive summarizer's; the view is no smaller`,
+      `rewrote ${rewritten} with the model in place of those written without it; the view is no smaller`,
     );
+  }
   return finish();
+}
+
+/** `1 summary`, `2 summaries`. */
+function counted(value: number, one: string, many: string): string {
+  return `${value} ${value === 1 ? one : many}`;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface SummarizerGrants {
    * recorded, when the budget has no room for it or the configured summarizer is extractive.
    */
   modelGrant(request: GrantRequest): Promise<SummarizerGrant | undefined>;
+  /** False when a model call this large can never fit the budget (more than the whole of it). */
+  canEverFit(request: GrantRequest): boolean;
 }
 
 /** The supply over a session's stored jobs, read when the compaction starts. */

@@ -99,7 +99,7 @@ export function formatPass(pass: StoredCompactionPass, now: number, cache?: Pass
 
 /**
  * How many of a pass's summaries were prepared in the background, and how many of those were
- * upgrades (leaves the model wrote again); nothing when it wrote none.
+ * upgrades (summaries the model wrote again); nothing when it wrote none.
  */
 function preparedShare(pass: StoredCompactionPass): string {
   const { prepared, upgraded = 0 } = pass.outputs;

@@ -75,7 +75,7 @@ export function preparableCondensation(
 export interface PreparationShape extends CondenseShape {
   /** Tokens of the fresh tail (a share of the session's budget). */
   tailTokens: number;
-  /** Whether leaves the extractive summarizer wrote get upgrade jobs (a model is configured). */
+  /** Whether summaries a stand-in wrote get upgrade jobs (a model is configured). */
   upgrades: boolean;
 }
 
@@ -108,7 +108,7 @@ export function chunksToPrepare(
   ].filter((chunk) => !taken.has(chunk.chunkKey));
 }
 
-/** How many times an upgrade is tried before its leaf is left as the extractive summarizer wrote it. */
+/** How many times an upgrade is tried before its summary is left as the stand-in wrote it. */
 export const UPGRADE_ATTEMPTS = 2;
 
 /**

@@ -21,8 +21,8 @@ export interface SummarySpendReport {
   /** Everything the ledger holds for the session. */
   lifetime: SummarySpendTotals;
   /**
-   * Prepared summaries waiting to be published (`upgrades` of them rewrite a leaf of the debt, see
-   * `SummaryJobKind`), and jobs a worker is preparing now.
+   * Prepared summaries waiting to be published (`upgrades` of them rewrite a summary written
+   * without the model, see `SummaryJobKind`), and jobs a worker is preparing now.
    */
   jobs: { prepared: number; upgrades: number; leased: number };
 }

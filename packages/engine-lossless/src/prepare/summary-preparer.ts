@@ -47,8 +47,19 @@ export interface PreparationInput {
   budgetTokens: number;
 }
 
+/**
+ * Upgrades over sources of more than this many leaf chunks are not made: a root node that folded
+ * a whole history would be one model call over all of it.
+ */
+const UPGRADE_MAX_CHUNKS = 2;
+
 export class SummaryPreparer {
   private readonly passes = new Map<string, Promise<void>>();
+  /**
+   * Upgrades this engine will not make (`session chunkKey`): sources over `UPGRADE_MAX_CHUNKS`,
+   * or a call larger than the whole spend budget. Kept so their sources are read once.
+   */
+  private readonly unmade = new Set<string>();
   private readonly again = new Set<string>();
   private readonly controller = new AbortController();
 
@@ -196,8 +207,10 @@ export class SummaryPreparer {
    * budget nothing is claimed and no debt recorded (the summary's debt was recorded when it was
    * written), so the upgrade waits for a later pass. A model that falls back to the extractive
    * summarizer again makes no upgrade: the job is released, and given up after `UPGRADE_ATTEMPTS`
-   * tries (a claim cancelled by `stop` is not one). Once the budget refused one, the pass's other
-   * upgrades are not asked for (each ask is a write transaction on the ledger).
+   * tries (a claim cancelled by `stop` is not one). Once the budget refused one for lack of room,
+   * the pass's upgrades not yet started are not asked for (each ask is a write transaction on the
+   * ledger; the room comes back as spend ages out of the window). One that can never be made
+   * (see `unmade`) is skipped without an ask and without stopping the others.
    */
   private async claimAndUpgrade(
     sessionId: string,
@@ -207,26 +220,34 @@ export class SummaryPreparer {
   ): Promise<void> {
     const item = chunk.items[0] as ViewItem;
     const facts = item.summary;
-    if (facts === undefined || budget.refused) return;
+    const key = `${sessionId} ${chunk.chunkKey}`;
+    if (facts === undefined || budget.refused || this.unmade.has(key)) return;
     const sources = await upgradeSources(this.options.store, sessionId, item);
     const inputTokens = sources.reduce((sum, source) => sum + source.tokens, 0);
     const cap =
       facts.kind === "leaf"
         ? leafCap(this.options.leafTargetTokens, inputTokens)
         : condensedCap(this.options.condensedTargetTokens, inputTokens);
-    const maxTokens = Math.min(cap, item.tokens);
-    const grant = await this.options.grants.modelGrant({
+    const request = {
       sessionId,
       inputTokens,
-      maxOutputTokens: maxTokens,
+      maxOutputTokens: Math.min(cap, item.tokens),
       waitForSlot: false,
-    });
+    };
+    const { grants, leafChunkTokens } = this.options;
+    if (inputTokens > UPGRADE_MAX_CHUNKS * leafChunkTokens || !grants.canEverFit(request)) {
+      this.unmade.add(key);
+      return;
+    }
+    if (signal.aborted) return;
+    const grant = await grants.modelGrant(request);
     if (grant === undefined) {
       budget.refused = true;
       return;
     }
+    const maxTokens = request.maxOutputTokens;
     try {
-      if (!(await this.claim(sessionId, chunk))) return;
+      if (signal.aborted || !(await this.claim(sessionId, chunk))) return;
       await this.prepareClaimed(sessionId, chunk, async () => {
         const node = await buildNode(
           { ...this.options.node, summarizer: grant.summarizer },

@@ -57,9 +57,13 @@ export class SummarySpendGate implements SummarizerGrants {
   /** Throws `LosslessStoreError` when the ledger cannot be read or written. */
   async modelGrant(request: GrantRequest): Promise<SummarizerGrant | undefined> {
     if (this.options.summarizer.id === EXTRACTIVE_SUMMARIZER_ID) return undefined;
-    // A call larger than the whole budget never fits: refused without a write on the ledger.
-    if (request.inputTokens + request.maxOutputTokens > this.options.limitTokens) return undefined;
+    // Refused without a write on the ledger.
+    if (!this.canEverFit(request)) return undefined;
     return this.reserved(request, this.options.now());
+  }
+
+  canEverFit(request: GrantRequest): boolean {
+    return request.inputTokens + request.maxOutputTokens <= this.options.limitTokens;
   }
 
   /** The metered model call, once its estimate is reserved; undefined when it does not fit. */

@@ -112,11 +112,12 @@ function outcomeKindOf(outcome: CompactViewOutcome): CompactionOutcomeKind {
  * `fallback` when a summary was written by anything but the configured summarizer (its merge of
  * child summaries excepted, which is how the extractive summarizer condenses); `root` when the
  * pass leaves one summary of its own making in front of raw messages only, after condensing;
- * else the deepest kind of node it wrote.
+ * else the deepest kind of node it wrote; `upgrade` when it wrote nothing but upgrades.
  */
 function levelOf(outcome: CompactViewOutcome, configured: string): CompactionLevel {
   const summaries = outcome.write.summaries;
   if (summaries.length === 0) return "none";
+  if (outcome.leafNodes + outcome.condensedNodes === 0) return "upgrade";
   const fallback = summaries.some(
     (summary) =>
       summary.summarizer !== configured &&

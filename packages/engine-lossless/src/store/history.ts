@@ -117,7 +117,10 @@ export interface NewSummary {
 }
 
 export interface StoredSummary extends NewSummary {
-  /** The condensed node that covers this one, once there is one. */
+  /**
+   * The condensed node that covers this one, once there is one; when that node is rewritten in
+   * place (an upgrade, with the same children), the rewrite.
+   */
   parentId: string | undefined;
 }
 

@@ -11,9 +11,10 @@ export type CompactionTrigger = "maintain" | "compact" | "force";
 /**
  * The deepest kind of work a pass did: `leaf` summaries only, `condensed` nodes, one `root` node
  * standing for all history before the fresh tail, or `fallback` when the configured summarizer
- * failed and a rule-based text was written instead. `none` when the pass wrote nothing.
+ * failed and a rule-based text was written instead. `upgrade` when it only swapped summaries for
+ * the model's rewrites of them (`outputs.upgraded`); `none` when the pass wrote nothing.
  */
-export type CompactionLevel = "none" | "leaf" | "condensed" | "root" | "fallback";
+export type CompactionLevel = "none" | "leaf" | "condensed" | "root" | "fallback" | "upgrade";
 
 /**
  * How a pass ended: `compacted` (the view got smaller and reached the target), `short` (smaller or
@@ -45,7 +46,7 @@ export interface NewCompactionPass {
    * The summaries it wrote, by kind, and their tokens; `prepared` of the leaves and condensed
    * nodes were published from summaries made in the background, the rest were made during the
    * pass; `upgraded` summaries (in neither `leaf` nor `condensed`) were written again by the model,
-   * in the background, in place of summaries the extractive summarizer wrote. `prepared` and
+   * in the background, in place of summaries written without it. `prepared` and
    * `upgraded` are absent in records of versions that did not count them.
    */
   outputs: { leaf: number; condensed: number; tokens: number; prepared?: number; upgraded?: number };

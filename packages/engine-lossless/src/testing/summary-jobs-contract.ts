@@ -60,6 +60,9 @@ export function runSummaryJobContractCases(createStore: () => Promise<StoreUnder
       const attempts = async () => (await store.listSummaryJobs("s1"))[0]?.attempts;
       expect(await attempts()).toBe(2);
       // Cancelled work is released without counting its claim; tried work keeps it.
+      // Only the owner's release counts: another's leaves the lease and the count alone.
+      await store.releaseSummaryJob("s1", "k1", "A", { attempted: false });
+      expect(await attempts()).toBe(2);
       await store.releaseSummaryJob("s1", "k1", "B", { attempted: false });
       expect(await attempts()).toBe(1);
       await store.claimSummaryJob("s1", job("k1"), lease("C", 2, 1_000));

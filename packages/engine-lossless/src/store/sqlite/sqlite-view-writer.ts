@@ -145,14 +145,17 @@ export class SqliteViewWriter {
   private compactNow(sessionId: string, write: CompactionWrite): { viewVersion: number } {
     const session = findSession(this.statements, sessionId);
     if (session === undefined) throw new LosslessStoreConflictError(sessionId, "the session has no view");
-    for (const summary of write.summaries) this.insertSummary(session.id, summary);
+    const replacedBy = rewrittenSummaries(write.edits);
+    for (const summary of write.summaries)
+      this.insertSummary(session.id, summary, replacedBy.get(summary.summaryId));
     for (const edit of write.edits) this.applyEdit(sessionId, session.id, edit);
     if (write.settledJobs !== undefined) this.jobs.deleteByRef(session.id, write.settledJobs);
     this.statements.bumpViewVersion.run(session.id);
     return { viewVersion: session.view_version + 1 };
   }
 
-  private insertSummary(sessionRef: number, summary: NewSummary): void {
+  /** `rewrites`: the summary this one is written in place of (an upgrade); its children move over. */
+  private insertSummary(sessionRef: number, summary: NewSummary, rewrites: string | undefined): void {
     const seqs = summary.sourceRanges.flat();
     const result = this.statements.insertSummary.run(
       summary.summaryId,
@@ -180,7 +183,7 @@ export class SqliteViewWriter {
       summary.anchors.length === 0 ? null : summary.anchors.map((anchor) => anchor.value).join("\n");
     this.statements.indexSummary.run(result.lastInsertRowid, summary.content, anchorText);
     for (const childId of summary.childIds) {
-      this.statements.setSummaryParent.run(summary.summaryId, sessionRef, childId);
+      this.statements.setSummaryParent.run(summary.summaryId, sessionRef, childId, rewrites ?? null);
     }
   }
 
@@ -267,4 +270,18 @@ function sameRef(row: ItemAtRow, ref: ContextItemRef, messageIds: ReadonlyMap<nu
 
 function describeRef(ref: ContextItemRef): string {
   return ref.kind === "message" ? `message ${ref.seq}` : `summary ${ref.summaryId}`;
+}
+
+/**
+ * New summaries written in place of one summary item (an upgrade: the same children, another
+ * text), by the id of the summary they replace.
+ */
+function rewrittenSummaries(edits: readonly ContextEdit[]): Map<string, string> {
+  const rewritten = new Map<string, string>();
+  for (const edit of edits) {
+    const [only] = edit.replace;
+    if (edit.replace.length === 1 && only?.ref.kind === "summary")
+      rewritten.set(edit.summaryId, only.ref.summaryId);
+  }
+  return rewritten;
 }

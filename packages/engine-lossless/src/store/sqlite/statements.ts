@@ -36,8 +36,9 @@ const SQL = {
          summarizer, created_at, cost_usd)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   indexSummary: "INSERT INTO summaries_fts (rowid, content, anchors) VALUES (?, ?, ?)",
-  setSummaryParent:
-    "UPDATE summaries SET parent_id = ? WHERE session_ref = ? AND summary_id = ? AND parent_id IS NULL",
+  // A child gets its first parent, or moves to the rewrite of its parent (an upgrade, 4th value).
+  setSummaryParent: `UPDATE summaries SET parent_id = ? WHERE session_ref = ? AND summary_id = ?
+       AND (parent_id IS NULL OR parent_id = ?)`,
   summaryRowId: "SELECT id FROM summaries WHERE session_ref = ? AND summary_id = ?",
   // Message items by row id, not joined to their seq: the join read each message's row (a page of
   // its own when its JSON is long), a fifth of a 50k-message backlog's compaction write. The seqs'
