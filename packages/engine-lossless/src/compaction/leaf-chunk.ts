@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AgentMessage } from "@clew/core";
-import type { PreparedSummary } from "../store/store.js";
+import type { NewSummary, PreparedSummary } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 import type { BuiltNode } from "./build-node.js";
 
@@ -81,19 +81,24 @@ export function preparedNode(prepared: PreparedSummary, items: readonly ViewItem
       createdAt: summary.latestAt,
       startsGroup: true,
       orphan: false,
-      summary: {
-        kind: summary.kind,
-        depth: summary.depth,
-        content: summary.content,
-        anchors: summary.anchors,
-        sourceRanges: summary.sourceRanges,
-        sourceCount: summary.sourceCount,
-        sourceTokens: summary.sourceTokens,
-        earliestAt: summary.earliestAt,
-        latestAt: summary.latestAt,
-        summarizer: summary.summarizer,
-      },
+      summary: summaryFactsOf(summary),
     },
+  };
+}
+
+/** What a view item carries of the summary it shows. */
+export function summaryFactsOf(summary: NewSummary): NonNullable<ViewItem["summary"]> {
+  return {
+    kind: summary.kind,
+    depth: summary.depth,
+    content: summary.content,
+    anchors: summary.anchors,
+    sourceRanges: summary.sourceRanges,
+    sourceCount: summary.sourceCount,
+    sourceTokens: summary.sourceTokens,
+    earliestAt: summary.earliestAt,
+    latestAt: summary.latestAt,
+    summarizer: summary.summarizer,
   };
 }
 

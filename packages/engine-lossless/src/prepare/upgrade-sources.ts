@@ -5,6 +5,7 @@
  * Throws when the store no longer holds them all (it never deletes a summary's sources on its own).
  */
 import type { AgentMessage } from "@clew/core";
+import { summaryFactsOf } from "../compaction/leaf-chunk.js";
 import { renderSummaryMessage } from "../compaction/render-summary.js";
 import type { LosslessStore, StoredMessage, StoredSummary } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
@@ -77,18 +78,7 @@ function summaryItem(position: number, summary: StoredSummary): ViewItem {
     createdAt: summary.latestAt,
     startsGroup: true,
     orphan: false,
-    summary: {
-      kind: summary.kind,
-      depth: summary.depth,
-      content: summary.content,
-      anchors: summary.anchors,
-      sourceRanges: summary.sourceRanges,
-      sourceCount: summary.sourceCount,
-      sourceTokens: summary.sourceTokens,
-      earliestAt: summary.earliestAt,
-      latestAt: summary.latestAt,
-      summarizer: summary.summarizer,
-    },
+    summary: summaryFactsOf(summary),
   };
 }
 
