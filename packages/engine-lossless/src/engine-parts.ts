@@ -38,7 +38,7 @@ export function createStoreParts(store: LosslessStore, options: ResolvedOptions)
   const counter = options.tokenCounter;
   const views = new ViewCache(store);
   const preparation = new SummaryPreparation(store, options);
-  const recorder = new FlightRecorder(store, { ...options, summarizer: options.summarizer.id });
+  const recorder = new FlightRecorder(store, { ...options, summarizer: () => options.summarizer.id });
   const compactions = new CompactionRunner({
     store,
     views,

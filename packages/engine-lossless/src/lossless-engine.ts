@@ -25,6 +25,7 @@ import {
   type ContextEngine,
   type ContextEngineInfo,
   type ContextEngineMaintenanceResult,
+  type ContextEngineRuntimeContext,
   type ContextEngineStatusSection,
   countMessagesTokens,
   delegateCompactionToRuntime,
@@ -54,6 +55,7 @@ import { spendReportOf } from "./prepare/preparation.js";
 import type { SummarySpendReport } from "./prepare/spend-report.js";
 import type { LosslessStore } from "./store/store.js";
 import { SubagentAccess } from "./subagents/subagent-access.js";
+import { HostModelSummarizer } from "./summarizer/host-model-summarizer.js";
 import { createRecallTools, type RecallTool } from "./tools/recall-tools.js";
 import type { SessionView } from "./view/session-view.js";
 
@@ -147,6 +149,7 @@ export class LosslessEngine implements ContextEngine {
 
   /** Stores the turn (`messages.slice(prePromptMessageCount)`), or the whole snapshot for a new session. */
   async afterTurn(params: AfterTurnParams): Promise<void> {
+    this.noteHost(params.runtimeContext);
     // The assembled budget (net of the system prompt) is the better figure; this one only fills a gap.
     if (!this.budgets.has(params.sessionId)) this.budgets.remember(params.sessionId, params.tokenBudget);
     await this.parts?.writer.storeTurn(params);
@@ -157,6 +160,7 @@ export class LosslessEngine implements ContextEngine {
    * a re-import stores nothing, and a watermark lets a restart read only what was appended since.
    */
   async bootstrap(params: BootstrapParams): Promise<BootstrapResult> {
+    this.noteHost(params.runtimeContext);
     if (this.store === undefined || this.parts === undefined)
       return { bootstrapped: false, reason: `lossless store unavailable: ${this.storeFailure}` };
     return bootstrapFromTranscript({
@@ -170,6 +174,7 @@ export class LosslessEngine implements ContextEngine {
 
   /** Compacts in the background once the view passes `compactionThreshold` of the session's budget. */
   async maintain(params: MaintainParams): Promise<ContextEngineMaintenanceResult> {
+    this.noteHost(params.runtimeContext);
     const parts = this.parts;
     if (parts === undefined) return NO_MAINTENANCE;
     try {
@@ -219,6 +224,7 @@ export class LosslessEngine implements ContextEngine {
   }
 
   async assemble(params: AssembleParams): Promise<AssembleResult> {
+    this.noteHost(params.runtimeContext);
     const started = this.options.elapsed();
     const budget =
       this.budgets.remember(params.sessionId, params.tokenBudget) ?? this.options.defaultTokenBudget;
@@ -268,6 +274,7 @@ export class LosslessEngine implements ContextEngine {
   }
 
   async compact(params: CompactParams): Promise<CompactResult> {
+    this.noteHost(params.runtimeContext);
     if (this.parts === undefined) return this.delegate(params, this.storeFailure ?? "no store");
     const target = this.budgets.compactTarget(params);
     const force = params.force === true;
@@ -338,6 +345,12 @@ export class LosslessEngine implements ContextEngine {
   }
 
   /** Stores messages not stored yet; returns how many were new (0 without a store or on a store error). */
+  /** Binds the host's model call for a `"host-model"` summarizer (see `HostModelSummarizer`). */
+  private noteHost(runtimeContext: ContextEngineRuntimeContext | undefined): void {
+    const summarizer = this.options.summarizer;
+    if (summarizer instanceof HostModelSummarizer) summarizer.offer(runtimeContext);
+  }
+
   private async storeMessages(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
     return (await this.parts?.writer.store(sessionId, messages)) ?? 0;
   }

@@ -16,6 +16,7 @@ import {
 } from "@clew/core";
 import type { TextEmbedder } from "./embeddings/text-embedder.js";
 import { BUILTIN_WORD_VECTORS, type WordVectorTable } from "./embeddings/word-vectors/word-vector-table.js";
+import { HostModelSummarizer } from "./summarizer/host-model-summarizer.js";
 
 export interface LosslessTuning {
   /**
@@ -83,8 +84,13 @@ export interface LosslessTuning {
 export interface LosslessEngineOptions extends Partial<LosslessTuning> {
   /** Counts every message once, when it is stored. Default: Clew's chars/4 estimate. */
   tokenCounter?: TokenCounter;
-  /** Writes summaries. Default: core's extractive summarizer (deterministic, no model). */
-  summarizer?: Summarizer;
+  /**
+   * Writes summaries. Default: core's extractive summarizer (deterministic, no model).
+   * `"host-model"`: the model call the host offers engines (`runtimeContext.llm`), once a hook
+   * brings one, under the spend budget; the extractive summarizer until then (the plugin's
+   * default; see `HostModelSummarizer`).
+   */
+  summarizer?: Summarizer | "host-model";
   logger?: Logger;
   /** Epoch milliseconds. Default `Date.now`. */
   now?: () => number;
@@ -199,6 +205,14 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     }
     tuning[key] = value;
   }
+  const summarizer = options.summarizer as unknown;
+  const isSummarizer =
+    typeof summarizer === "object" &&
+    summarizer !== null &&
+    typeof (summarizer as Summarizer).summarize === "function" &&
+    typeof (summarizer as Summarizer).id === "string";
+  if (summarizer !== undefined && summarizer !== "host-model" && !isSummarizer)
+    throw new InvalidOptionError("lossless.summarizer", summarizer, '"host-model" or a summarizer');
   if (options.prepareSummaries !== undefined && typeof options.prepareSummaries !== "boolean")
     throw new InvalidOptionError("lossless.prepareSummaries", options.prepareSummaries, "true or false");
   if (
@@ -246,7 +260,7 @@ export function resolveOptions(options: LosslessEngineOptions = {}): ResolvedOpt
     // An injected counter may break the seam's "never throws"; one odd message must not fail a write.
     tokenCounter:
       options.tokenCounter === undefined ? charEstimateTokenCounter : withCountFallback(options.tokenCounter),
-    summarizer: options.summarizer ?? createExtractiveSummarizer(),
+    summarizer: summarizerOf(options.summarizer),
     logger: options.logger ?? silentLogger,
     now: options.now ?? Date.now,
     elapsed: options.elapsed ?? (() => performance.now()),
@@ -265,4 +279,9 @@ function wordVectorsToLoad(options: LosslessEngineOptions): string | undefined {
   return options.embedder === undefined && options.wordVectorTable === undefined
     ? BUILTIN_WORD_VECTORS
     : undefined;
+}
+
+function summarizerOf(summarizer: LosslessEngineOptions["summarizer"]): Summarizer {
+  if (summarizer === "host-model") return new HostModelSummarizer();
+  return summarizer ?? createExtractiveSummarizer();
 }

@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { PluginApi, PluginToolContext } from "@clew/plugin-sdk";
-import { createLosslessEngineFactory } from "./create-lossless-engine.js";
+import { createLosslessEngineFactory, type LosslessEngineFactoryOptions } from "./create-lossless-engine.js";
 import { BUILTIN_WORD_VECTORS } from "./embeddings/word-vectors/word-vector-table.js";
 import { LosslessEngine } from "./lossless-engine.js";
 import { RECALL_TOOL_NAMES } from "./recall-policy.js";
@@ -23,6 +23,7 @@ export default function register(api: PluginApi): void {
   const createEngine = createLosslessEngineFactory({
     logger: api.logger,
     ...(wordVectors === undefined ? {} : { wordVectors }),
+    ...summaryConfig(api.pluginConfig),
   });
   api.registerContextEngine(LOSSLESS_PLUGIN_ID, async (context) => {
     const engine = await createEngine(context);
@@ -44,6 +45,26 @@ function wordVectorsConfig(config: unknown): string | false | undefined {
   // "builtin" (or a misspelling of it, which the engine's option check then names) is no path.
   if (path.trim().toLowerCase() === BUILTIN_WORD_VECTORS) return path;
   return path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(path);
+}
+
+/**
+ * `summarizer` and the spend budget from the plugin's config (validated by the manifest): the
+ * host's model unless `summarizer` is `"extractive"`.
+ */
+function summaryConfig(
+  config: unknown,
+): Pick<
+  LosslessEngineFactoryOptions,
+  "summarizer" | "summarySpendTokensPerSession" | "summarySpendWindowHours"
+> {
+  const entries = (config ?? {}) as Record<string, unknown>;
+  const budget = entries.summarySpendTokensPerSession;
+  const window = entries.summarySpendWindowHours;
+  return {
+    ...(entries.summarizer === "extractive" ? {} : { summarizer: "host-model" as const }),
+    ...(typeof budget === "number" ? { summarySpendTokensPerSession: budget } : {}),
+    ...(typeof window === "number" ? { summarySpendWindowHours: window } : {}),
+  };
 }
 
 /**

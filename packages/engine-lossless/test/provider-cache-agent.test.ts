@@ -47,7 +47,11 @@ function historyTokens(request: RecordedRequest | undefined): number {
 describe("the provider's prompt cache through a real agent", () => {
   it("breaks once per compaction that changed the view, never for the memory flush, as the flight recorder shows", async () => {
     const cache = withPrefixCache(reply);
-    agent = await createLosslessAgent(cache.script, { contextWindow: 28_000 });
+    // Summaries by rule: the model's summary calls would be requests of their own among the chat's.
+    agent = await createLosslessAgent(cache.script, {
+      contextWindow: 28_000,
+      pluginConfig: { summarizer: "extractive" },
+    });
     const { service, fake } = agent;
     await service.createSession({ sessionKey: KEY });
     for (let turn = 0; turn < 40; turn++) {

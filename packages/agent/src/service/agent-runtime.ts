@@ -5,14 +5,12 @@ import {
   type ClewConfig,
   ContextEngineHost,
   type ContextEngineRegistry,
+  type ContextEngineRuntimeContext,
   createModelSummarizer,
   createRuntimeCompaction,
   isPluginEnabled,
-  type LlmCompleteParams,
-  type LlmCompleteResult,
   type Logger,
   SessionIndex,
-  type Summarizer,
   type TokenCounter,
 } from "@clew/core";
 import { buildMemoryPromptSection, createMemoryTools, MEMORY_CORE_PLUGIN_ID } from "@clew/memory-core";
@@ -72,9 +70,14 @@ export class AgentRuntime {
       registerMemoryPromptSection(buildMemoryPromptSection, { owner: MEMORY_OWNER });
     }
     this.index = new SessionIndex({ home: options.home, agentId: options.agentId, now: options.now });
-    const modelSummarizer = summaryModel(options);
-    const chat = chatModel(options);
-    const llm = chat === undefined ? undefined : hostModelCall(chat);
+    const summary = resolvedModel(options, "summary");
+    const modelSummarizer =
+      summary === undefined
+        ? undefined
+        : createModelSummarizer({ id: `model:${summary.ref}`, complete: createSummaryComplete(summary) });
+    const chat = resolvedModel(options, "chat");
+    // Engines call the host's model to summarize: the summary model (falls back to the chat model).
+    const llm = summary === undefined ? undefined : hostModelCall(summary);
     this.host = new ContextEngineHost({
       // Engines that require thread projection may run when the agent's model keeps server threads;
       // engines that need a model call get the agent's model (runtime-llm-complete).
@@ -141,28 +144,16 @@ export function memoryCoreActive(config: ClewConfig): boolean {
   return isPluginEnabled(config, MEMORY_CORE_PLUGIN_ID);
 }
 
-/** The summary model (`agents.defaults.compaction.model`, else the chat model), when one resolves. */
-function summaryModel(options: AgentRuntimeOptions): Summarizer | undefined {
-  try {
-    const resolved = resolveModel(options.config, {
-      agentId: options.agentId,
-      purpose: "summary",
-      env: options.env,
-      configPath: options.configPath,
-    });
-    return createModelSummarizer({ id: `model:${resolved.ref}`, complete: createSummaryComplete(resolved) });
-  } catch {
-    // No usable model: compaction summarizes extractively until one is configured.
-    return undefined;
-  }
-}
-
-/** The agent's chat model, when one resolves. */
-function chatModel(options: AgentRuntimeOptions): ResolvedModel | undefined {
+/**
+ * The agent's model for `purpose`, when one resolves: the chat model, or the summary model
+ * (`agents.defaults.compaction.model`, else the chat model). Without one, compaction summarizes
+ * extractively and engines get no model call.
+ */
+function resolvedModel(options: AgentRuntimeOptions, purpose: "chat" | "summary"): ResolvedModel | undefined {
   try {
     return resolveModel(options.config, {
       agentId: options.agentId,
-      purpose: "chat",
+      purpose,
       env: options.env,
       configPath: options.configPath,
     });
@@ -172,10 +163,9 @@ function chatModel(options: AgentRuntimeOptions): ResolvedModel | undefined {
 }
 
 /** `runtimeContext.llm` for engines: one call of the agent's model, no tools; errors throw. */
-function hostModelCall(resolved: ResolvedModel): {
-  complete(params: LlmCompleteParams): Promise<LlmCompleteResult>;
-} {
+function hostModelCall(resolved: ResolvedModel): NonNullable<ContextEngineRuntimeContext["llm"]> {
   return {
+    ref: resolved.ref,
     async complete(params) {
       const message = await callModel(
         resolved,

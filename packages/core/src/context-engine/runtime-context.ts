@@ -95,5 +95,9 @@ export interface ContextEngineRuntimeContext {
   /** Only supplied to `maintain`: the one sanctioned way to change stored transcript entries. */
   rewriteTranscriptEntries?: (request: TranscriptRewriteRequest) => Promise<TranscriptRewriteResult>;
   /** A host-bound model call scoped to the session's agent, when the host has one. */
-  llm?: { complete(params: LlmCompleteParams): Promise<LlmCompleteResult> };
+  llm?: {
+    complete(params: LlmCompleteParams): Promise<LlmCompleteResult>;
+    /** `provider/model` of the model it calls, when the host names it (Clew does). */
+    readonly ref?: string;
+  };
 }

@@ -2,7 +2,7 @@ import type { ClewConfig } from "../config/types.js";
 import type { ContextEngineHostDescriptor } from "../context-engine/host-requirements.js";
 import type { ContextEngineRegistry } from "../context-engine/registry.js";
 import type { RuntimeCompactionRequest } from "../context-engine/runtime-compaction.js";
-import type { CompactResult, LlmCompleteParams, LlmCompleteResult } from "../context-engine/types.js";
+import type { CompactResult, ContextEngineRuntimeContext } from "../context-engine/types.js";
 import type { Logger } from "../logger.js";
 import type { TokenCounter } from "../tokens/token-counter.js";
 import type { HostSession } from "./host-session.js";
@@ -40,8 +40,8 @@ export interface ContextEngineHostOptions {
   hostDescriptor?: ContextEngineHostDescriptor;
   /** What `delegateCompactionToRuntime` (and so `legacy`) reaches. */
   runtimeCompaction?: SessionRuntimeCompactor;
-  /** A model call offered to engines as `runtimeContext.llm`. */
-  llm?: { complete(params: LlmCompleteParams): Promise<LlmCompleteResult> };
+  /** A model call offered to engines as `runtimeContext.llm` (with the `ref` of its model). */
+  llm?: ContextEngineRuntimeContext["llm"];
   tokenCounter?: TokenCounter;
   hooks?: ContextEngineHostHooks;
   now?: () => number;

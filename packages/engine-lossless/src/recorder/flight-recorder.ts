@@ -15,8 +15,8 @@ export interface FlightRecorderOptions {
   logger: Logger;
   now: () => number;
   elapsed: () => number;
-  /** The configured summarizer's id. */
-  summarizer: string;
+  /** The configured summarizer's id, read at each pass (a host's model may be bound later). */
+  summarizer: () => string;
   assemblyRecordsKept: number;
   /** New pass ids (`pass_` and 16 hex characters by default). */
   newPassId?: () => string;
@@ -65,7 +65,7 @@ export class FlightRecorder {
       viewVersion: view.version,
       targetTokens: target.targetTokens,
       budgetTokens: target.budgetTokens,
-      summarizer: this.options.summarizer,
+      summarizer: this.options.summarizer(),
     };
     let done = false;
     const write = async (end: PassEnd) => {

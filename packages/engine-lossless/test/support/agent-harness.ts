@@ -14,11 +14,20 @@ const LOSSLESS_PLUGIN_DIR = join(import.meta.dirname, "..", "..");
  * way the CLI loads plugins (engines into the registry, tools and tool factories into a
  * ToolRegistry), talking to a fake OpenAI-compatible provider that answers with `script`.
  */
-export async function createLosslessAgent(script: FakeScript, options: { contextWindow?: number } = {}) {
+export async function createLosslessAgent(
+  script: FakeScript,
+  options: { contextWindow?: number; pluginConfig?: Record<string, unknown> } = {},
+) {
   const home = await mkdtemp(join(tmpdir(), "clew-lossless-agent-"));
   const fake = await startFakeProvider({ protocol: "openai-completions", script });
   const config: ClewConfig = {
-    plugins: { load: { paths: [LOSSLESS_PLUGIN_DIR] }, slots: { contextEngine: "lossless" } },
+    plugins: {
+      load: { paths: [LOSSLESS_PLUGIN_DIR] },
+      slots: { contextEngine: "lossless" },
+      ...(options.pluginConfig === undefined
+        ? {}
+        : { entries: { lossless: { config: options.pluginConfig } } }),
+    },
     models: {
       providers: {
         fake: {
