@@ -344,13 +344,13 @@ export class LosslessEngine implements ContextEngine {
     await this.store?.close();
   }
 
-  /** Stores messages not stored yet; returns how many were new (0 without a store or on a store error). */
   /** Binds the host's model call for a `"host-model"` summarizer (see `HostModelSummarizer`). */
   private noteHost(runtimeContext: ContextEngineRuntimeContext | undefined): void {
     const summarizer = this.options.summarizer;
     if (summarizer instanceof HostModelSummarizer) summarizer.offer(runtimeContext);
   }
 
+  /** Stores messages not stored yet; returns how many were new (0 without a store or on a store error). */
   private async storeMessages(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
     return (await this.parts?.writer.store(sessionId, messages)) ?? 0;
   }

@@ -129,7 +129,10 @@ describe("summaries", () => {
     });
     const assembled = await engine.assemble({ sessionId: "s", messages, tokenBudget: 4_000 });
     const [first] = summaryIdsIn(assembled.messages);
-    expect((await describeSummary(engine, "s", first ?? "")).summarizer).toBe("extractive");
+    // Named as written in the model's place: a candidate for the model to write again later.
+    expect((await describeSummary(engine, "s", first ?? "")).summarizer).toBe(
+      "extractive in place of model:test/failing",
+    );
     const digests = await Promise.all(messages.map((_, index) => readBack(engine, "s", `m${index + 1}`)));
     expect(digests.map(messageDigest)).toEqual(messages.map(messageDigest));
   });

@@ -86,7 +86,7 @@ describe("compaction pass records", () => {
     await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
     const pass = (await engine.inspect("s")).lastCompaction;
     expect(pass).toMatchObject({ level: "fallback", summarizer: "model:test/failing" });
-    expect(pass?.writtenBy).toContain("extractive");
+    expect(pass?.writtenBy).toContain("extractive in place of model:test/failing");
   });
 
   it("records what the summarizer reported the pass's summaries cost, and no cost when it reports none", async () => {

@@ -7,6 +7,7 @@ import {
 } from "@clew/core";
 import { describe, expect, it } from "vitest";
 import { resolveOptions } from "../src/options.js";
+import { spendReportOf } from "../src/prepare/preparation.js";
 import { HostModelSummarizer } from "../src/summarizer/host-model-summarizer.js";
 import { userText } from "./support/conversations.js";
 
@@ -74,6 +75,28 @@ describe("the host's model as the engine's summarizer", () => {
     const usages: SummaryUsage[] = [];
     await summarizer.summarize(input((usage) => usages.push(usage)));
     expect(usages).toEqual([]);
+  });
+
+  it("passes the cost on, and leaves the count to the engine when the host reports half of it", async () => {
+    const priced = new HostModelSummarizer();
+    priced.offer({
+      llm: hostCall({ text: "## Goal\n- a", usage: { input: 10, output: 5, costUsd: 0.002 } }).llm,
+    });
+    const usages: SummaryUsage[] = [];
+    await priced.summarize(input((usage) => usages.push(usage)));
+    expect(usages).toEqual([{ inputTokens: 10, outputTokens: 5, costUsd: 0.002 }]);
+    const half = new HostModelSummarizer();
+    half.offer({ llm: hostCall({ text: "## Goal\n- a", usage: { input: 10 } }).llm });
+    await half.summarize(input((usage) => usages.push(usage)));
+    expect(usages).toHaveLength(1);
+  });
+
+  it("is reported as awaited until bound, so /status shows the ledger", async () => {
+    const options = resolveOptions({ summarizer: "host-model" });
+    const before = await spendReportOf(undefined, "no store", "s", options);
+    expect(before.summarizer).toMatch(/^host model \(bound at the next turn/);
+    (options.summarizer as HostModelSummarizer).offer({ llm: hostCall({ text: "x" }, "p/m").llm });
+    expect((await spendReportOf(undefined, "no store", "s", options)).summarizer).toBe("model:p/m");
   });
 
   it("is chosen by the option host-model, and other values are refused", () => {

@@ -41,7 +41,7 @@ describe("the summarizer spend budget", () => {
     await maintainAndSettle(engine, "s");
     const jobs = await db.listSummaryJobs("s");
     const paid = preparedBy(jobs, summarizer.id);
-    const extractive = preparedBy(jobs, "extractive");
+    const extractive = preparedBy(jobs, `extractive in place of ${summarizer.id}`);
     expect(paid.length).toBeGreaterThan(0);
     expect(extractive.length).toBeGreaterThan(0);
     expect(paid.length + extractive.length).toBe(jobs.length);

@@ -24,9 +24,13 @@ afterEach(() => databases.cleanup());
 
 const HOUR_MS = 3_600_000;
 
-async function leavesBy(db: SqliteLosslessStore, summarizer: string): Promise<StoredContextItem[]> {
+/** Leaves the extractive summarizer wrote in the model's place (see `writerId`). */
+async function standInLeaves(db: SqliteLosslessStore): Promise<StoredContextItem[]> {
   const view = await db.readContextView("s");
-  return view.items.filter((item) => item.summary?.kind === "leaf" && item.summary.summarizer === summarizer);
+  return view.items.filter(
+    (item) =>
+      item.summary?.kind === "leaf" && item.summary.summarizer.startsWith("extractive in place of model:"),
+  );
 }
 
 async function upgradeJobs(db: SqliteLosslessStore) {
@@ -88,7 +92,7 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     });
     await store(engine, "s", turns(60));
     await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
-    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    const written = await standInLeaves(db);
     expect(written.length).toBeGreaterThan(0);
 
     // While the budget has no room, passes claim nothing and record no more debt, and each asks
@@ -156,7 +160,9 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     await store(engine, "s", turns(120));
     await engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
     const merged = (await db.readContextView("s")).items.filter(
-      (item) => item.summary?.kind === "condensed" && item.summary.summarizer === "extractive-merge",
+      (item) =>
+        item.summary?.kind === "condensed" &&
+        item.summary.summarizer === `extractive-merge in place of ${summarizer.id}`,
     );
     expect(merged.length).toBeGreaterThan(0);
     const mergedIds = merged.map((item) => (item.ref.kind === "summary" ? item.ref.summaryId : ""));
@@ -223,7 +229,7 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     ];
     await store(engine, "s", [...big, ...turns(90)]);
     await engine.compact({ sessionId: "s", tokenBudget: 16_000, force: true });
-    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    const written = await standInLeaves(db);
     expect(written.length).toBeGreaterThan(1);
     expect(written[0]?.summary?.sourceTokens).toBeGreaterThan(3_000);
 
@@ -244,7 +250,7 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     });
     await store(engine, "s", turns(60));
     await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
-    const written = await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID);
+    const written = await standInLeaves(db);
     expect(written.length).toBeGreaterThan(0);
 
     const callsPerPass: number[] = [];
@@ -274,7 +280,7 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     });
     await store(engine, "s", turns(60));
     await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
-    expect((await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID)).length).toBeGreaterThan(0);
+    expect((await standInLeaves(db)).length).toBeGreaterThan(0);
     const asks = countReservations(db);
     await maintainAndSettle(engine, "s");
     expect(asks.count).toBe(0);
@@ -291,7 +297,7 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     });
     await store(engine, "s", turns(60));
     await engine.compact({ sessionId: "s", tokenBudget: 8_000, force: true });
-    expect((await leavesBy(db, EXTRACTIVE_SUMMARIZER_ID)).length).toBeGreaterThan(0);
+    expect((await standInLeaves(db)).length).toBeGreaterThan(0);
 
     summarizer.hanging = true;
     const calls = summarizer.calls;
@@ -307,6 +313,27 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     expect(
       jobs.every((job) => job.attempts === 0 && job.owner === undefined && job.prepared === undefined),
     ).toBe(true);
+  });
+
+  it("leaves summaries written while the extractive summarizer was configured to it, once a model is", async () => {
+    const path = await databases.path();
+    const first = databases.open(path, SMALL_CHUNKS);
+    await store(first.engine, "s", turns(120));
+    await first.engine.compact({ sessionId: "s", tokenBudget: 4_000, force: true });
+    const view = await first.store.readContextView("s");
+    const writers = view.items.flatMap((item) =>
+      item.summary === undefined ? [] : [item.summary.summarizer],
+    );
+    expect(writers.length).toBeGreaterThan(0);
+    expect(new Set(writers)).toEqual(new Set(writers.filter((writer) => writer.startsWith("extractive"))));
+    expect(writers.some((writer) => writer.includes(" in place of "))).toBe(false);
+    await first.engine.dispose();
+
+    const summarizer = new StubSummarizer("later");
+    const { engine, store: db } = databases.open(path, { ...SMALL_CHUNKS, summarizer });
+    await maintainAndSettle(engine, "s");
+    expect(await upgradeJobs(db)).toEqual([]);
+    expect(summarizer.calls).toEqual([]);
   });
 
   it("leaves a model's own leaves, and an extractive engine's, as they are", async () => {

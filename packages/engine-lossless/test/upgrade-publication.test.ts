@@ -232,9 +232,18 @@ describe("upgrade jobs in preparation", () => {
   it("are left out of the condensation a pass prepares itself, and made for digests too", () => {
     const digest = {
       ...summary(4),
-      summary: { ...(summary(4).summary as NonNullable<ViewItem["summary"]>), summarizer: "digest" },
+      summary: {
+        ...(summary(4).summary as NonNullable<ViewItem["summary"]>),
+        summarizer: "digest in place of model:test/stub",
+      },
     };
     const items = [summary(1), summary(2), summary(3), digest, raw(5), raw(6)];
+    // A summary the extractive summarizer wrote because it was the one configured is no candidate.
+    const configured = {
+      ...summary(7),
+      summary: { ...(summary(7).summary as NonNullable<ViewItem["summary"]>), summarizer: "extractive" },
+    };
+    expect(preparableUpgrades([configured])).toEqual([]);
     const shape = {
       tailTokens: 500,
       condenseFanIn: 3,

@@ -46,11 +46,17 @@ export function createSummaryComplete(
 }
 
 function usageOf(usage: Usage, resolved: ResolvedModel): SummaryUsage {
-  const prices = resolved.model.cost;
-  const priced = prices.input > 0 || prices.output > 0 || prices.cacheRead > 0 || prices.cacheWrite > 0;
+  const costUsd = pricedCost(usage, resolved);
   return {
     inputTokens: usage.input + usage.cacheRead + usage.cacheWrite,
     outputTokens: usage.output,
-    ...(priced && Number.isFinite(usage.cost.total) ? { costUsd: usage.cost.total } : {}),
+    ...(costUsd === undefined ? {} : { costUsd }),
   };
+}
+
+/** What the call cost in dollars, when the model has prices configured; else undefined. */
+export function pricedCost(usage: Usage, resolved: ResolvedModel): number | undefined {
+  const prices = resolved.model.cost;
+  const priced = prices.input > 0 || prices.output > 0 || prices.cacheRead > 0 || prices.cacheWrite > 0;
+  return priced && Number.isFinite(usage.cost.total) ? usage.cost.total : undefined;
 }

@@ -18,7 +18,7 @@ import { registerMemoryPromptSection } from "@clew/plugin-sdk";
 import type { Message } from "@mariozechner/pi-ai";
 import { callModel, replyText } from "../providers/call-model.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
-import { createSummaryComplete } from "../providers/summary-complete.js";
+import { createSummaryComplete, pricedCost } from "../providers/summary-complete.js";
 import type { TurnEventListener } from "../runner/events.js";
 import { threadHostDescriptor } from "../threads/thread-host-descriptor.js";
 import { registerBuiltinTools } from "../tools/builtin-tools.js";
@@ -70,13 +70,14 @@ export class AgentRuntime {
       registerMemoryPromptSection(buildMemoryPromptSection, { owner: MEMORY_OWNER });
     }
     this.index = new SessionIndex({ home: options.home, agentId: options.agentId, now: options.now });
-    const summary = resolvedModel(options, "summary");
+    const chat = resolvedModel(options, "chat");
+    // Summaries (the runtime's compaction, and engines through the host's model call) use the
+    // summary model, else the chat model, also when a configured summary model does not resolve.
+    const summary = resolvedModel(options, "summary") ?? chat;
     const modelSummarizer =
       summary === undefined
         ? undefined
         : createModelSummarizer({ id: `model:${summary.ref}`, complete: createSummaryComplete(summary) });
-    const chat = resolvedModel(options, "chat");
-    // Engines call the host's model to summarize: the summary model (falls back to the chat model).
     const llm = summary === undefined ? undefined : hostModelCall(summary);
     this.host = new ContextEngineHost({
       // Engines that require thread projection may run when the agent's model keeps server threads;
@@ -157,7 +158,12 @@ function resolvedModel(options: AgentRuntimeOptions, purpose: "chat" | "summary"
       env: options.env,
       configPath: options.configPath,
     });
-  } catch {
+  } catch (error) {
+    if (purpose === "summary" && options.config.agents?.defaults?.compaction?.model !== undefined) {
+      options.logger.warn("agents.defaults.compaction.model does not resolve; summaries use the chat model", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
     return undefined;
   }
 }
@@ -177,6 +183,7 @@ function hostModelCall(resolved: ResolvedModel): NonNullable<ContextEngineRuntim
       );
       const text = replyText(message, resolved, params.abortSignal);
       const usage = message.usage;
+      const costUsd = pricedCost(usage, resolved);
       return {
         text,
         usage: {
@@ -185,6 +192,7 @@ function hostModelCall(resolved: ResolvedModel): NonNullable<ContextEngineRuntim
           cacheRead: usage.cacheRead,
           cacheWrite: usage.cacheWrite,
           total: usage.totalTokens,
+          ...(costUsd === undefined ? {} : { costUsd }),
         },
       };
     },

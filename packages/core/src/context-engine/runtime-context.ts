@@ -76,7 +76,15 @@ export interface LlmCompleteParams {
 
 export interface LlmCompleteResult {
   text: string;
-  usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; total?: number };
+  usage?: {
+    input?: number;
+    output?: number;
+    cacheRead?: number;
+    cacheWrite?: number;
+    total?: number;
+    /** Dollars the call cost, when the host knows the model's prices. */
+    costUsd?: number;
+  };
 }
 
 /**

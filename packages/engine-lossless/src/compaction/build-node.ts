@@ -17,11 +17,14 @@ import type { ViewItem } from "../view/session-view.js";
 import { anchorsOfLeaf, anchorsOfMessages, mergeAnchors } from "./anchors.js";
 import { mergeRanges } from "./plan.js";
 import { envelopeTokens, fitSummary, type SummaryEnvelope, smallestSummaryTokens } from "./render-summary.js";
+import { writerId } from "./stand-in.js";
 import { writeSummaryText } from "./write-summary-text.js";
 
 export interface NodeSettings {
   counter: TokenCounter;
   summarizer: Summarizer;
+  /** The configured model `summarizer` stands in for (see `SummarizerGrant.standInFor`). */
+  standInFor?: string;
   summarizerTimeoutMs: number;
   logger: Logger;
   now: () => number;
@@ -108,7 +111,7 @@ export async function buildNode(
     request.items,
     settings,
   );
-  summary.summarizer = text.summarizerId;
+  summary.summarizer = writerId(text.summarizerId, settings.standInFor ?? settings.summarizer.id);
   if (text.costUsd !== undefined) summary.costUsd = text.costUsd;
   const replaced = request.replaces === undefined ? request.items : [request.replaces];
   const first = replaced[0] as ViewItem;

@@ -345,7 +345,11 @@ async function buildFor(
   })) ?? { summarizer: settings.summarizer, settle: async () => undefined };
   try {
     return await buildNode(
-      { ...settings, summarizer: grant.summarizer },
+      {
+        ...settings,
+        summarizer: grant.summarizer,
+        ...(grant.standInFor === undefined ? {} : { standInFor: grant.standInFor }),
+      },
       {
         sessionId: request.sessionId,
         items,

@@ -26,6 +26,8 @@ export interface LeafSupply {
 /** The summarizer for one node, and the bookkeeping after it. */
 export interface SummarizerGrant {
   summarizer: Summarizer;
+  /** The configured model, when `summarizer` stands in for it (the budget had no room). */
+  standInFor?: string;
   /** Records what the node's summarizer call took. Called once, whether the node was made or not. */
   settle(): Promise<void>;
 }

@@ -88,7 +88,10 @@ async function tryConfigured(
   onUsage: (usage: SummaryUsage) => void,
 ): Promise<SummaryText | undefined> {
   const { summarizer, signal } = request;
-  if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID && request.childBodies !== undefined) return undefined;
+  // Read once: a summarizer whose id may change (the host's model, bound later) names the text
+  // by what it was when the call started.
+  const id = summarizer.id;
+  if (id === EXTRACTIVE_SUMMARIZER_ID && request.childBodies !== undefined) return undefined;
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const bounded = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
   try {
@@ -102,14 +105,14 @@ async function tryConfigured(
     });
     // The race makes a summarizer that ignores its signal lose anyway.
     const text = await Promise.race([summary, rejectWhenAborted(bounded)]);
-    if (text.trim().length > 0) return { text, summarizerId: summarizer.id };
+    if (text.trim().length > 0) return { text, summarizerId: id };
     request.logger.warn("lossless: summarizer returned an empty summary; using the fallback", {
-      summarizer: summarizer.id,
+      summarizer: id,
     });
   } catch (error) {
     if (signal?.aborted) throw abortReason(signal);
     request.logger.warn("lossless: summarizer failed; using the fallback", {
-      summarizer: summarizer.id,
+      summarizer: id,
       error: describeError(error),
     });
   }

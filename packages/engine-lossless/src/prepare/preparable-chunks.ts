@@ -15,6 +15,7 @@ import {
   leafChunks,
   summaryTokensBefore,
 } from "../compaction/plan.js";
+import { isStandIn } from "../compaction/stand-in.js";
 import type { StoredSummaryJob, SummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 
@@ -112,18 +113,7 @@ export function chunksToPrepare(
 export const UPGRADE_ATTEMPTS = 2;
 
 /**
- * Who writes a summary in a model's place (budget spent, a call that failed or timed out): the
- * extractive summarizer for a leaf, its merge of the children's texts for a condensed node, and
- * the digest of first lines when even that failed.
- */
-const STAND_IN_WRITERS: ReadonlySet<string> = new Set([
-  EXTRACTIVE_SUMMARIZER_ID,
-  "extractive-merge",
-  "digest",
-]);
-
-/**
- * Summaries in the view that a stand-in wrote (see `STAND_IN_WRITERS`), for an engine whose
+ * Summaries in the view that a stand-in wrote in a model's place (see `writerId`), for an engine whose
  * summarizer is a model (see `SummaryJobKind`), oldest first, leaving out those inside the runs of
  * `except` (runs whose condensation is prepared or being prepared: their nodes are made from the
  * summaries as they are, and an upgrade published first would make them stale, while the
@@ -137,7 +127,7 @@ export function preparableUpgrades(
   const upgrades: PreparableChunk[] = [];
   items.forEach((item, index) => {
     const summary = item.summary;
-    if (summary === undefined || !STAND_IN_WRITERS.has(summary.summarizer)) return;
+    if (summary === undefined || !isStandIn(summary.summarizer)) return;
     const inRun = except.some(
       (run) => item.position >= run.firstPosition && item.position <= run.lastPosition,
     );

@@ -6,6 +6,7 @@
 import { type LeafSupply, leafSupplyOf } from "../compaction/leaf-supply.js";
 import type { ResolvedOptions } from "../options.js";
 import type { LosslessStore } from "../store/store.js";
+import { HostModelSummarizer } from "../summarizer/host-model-summarizer.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { readSpendReport, type SummarySpendReport } from "./spend-report.js";
 import { type PreparationInput, SummaryPreparer } from "./summary-preparer.js";
@@ -78,7 +79,8 @@ export function spendReportOf(
   options: ResolvedOptions,
 ): Promise<SummarySpendReport> {
   return readSpendReport(store, failure, sessionId, {
-    summarizer: options.summarizer.id,
+    summarizer:
+      options.summarizer instanceof HostModelSummarizer ? options.summarizer.label : options.summarizer.id,
     limitTokens: options.summarySpendTokensPerSession,
     windowHours: options.summarySpendWindowHours,
     now: options.now,

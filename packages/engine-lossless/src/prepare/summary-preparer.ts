@@ -191,7 +191,11 @@ export class SummaryPreparer {
     });
     try {
       const node = await buildNode(
-        { ...this.options.node, summarizer: grant.summarizer },
+        {
+          ...this.options.node,
+          summarizer: grant.summarizer,
+          ...(grant.standInFor === undefined ? {} : { standInFor: grant.standInFor }),
+        },
         { sessionId, items: chunk.items, maxTokens, signal },
       );
       return node === undefined ? undefined : { summary: node.summary, edit: node.edit };

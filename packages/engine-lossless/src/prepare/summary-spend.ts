@@ -45,13 +45,16 @@ export class SummarySpendGate implements SummarizerGrants {
   /** Throws `LosslessStoreError` when the ledger cannot be read or written. */
   async grant(request: GrantRequest): Promise<SummarizerGrant> {
     const { store, summarizer } = this.options;
-    if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID) return { summarizer, settle: NOTHING_TO_SETTLE };
+    // The extractive summarizer itself, not `summarizer`: a host's model bound while this node is
+    // made (see `HostModelSummarizer`) must not be called without a reservation.
+    if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID)
+      return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE };
     const at = this.options.now();
     const granted = await this.reserved(request, at);
     if (granted !== undefined) return granted;
     const tokens = request.inputTokens + request.maxOutputTokens;
     await store.recordSummaryDebt(request.sessionId, { at, tokens, chunks: 1 });
-    return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE };
+    return { summarizer: this.extractive, settle: NOTHING_TO_SETTLE, standInFor: summarizer.id };
   }
 
   /** Throws `LosslessStoreError` when the ledger cannot be read or written. */

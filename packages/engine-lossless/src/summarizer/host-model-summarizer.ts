@@ -29,6 +29,11 @@ export class HostModelSummarizer implements Summarizer {
     return (this.model ?? this.extractive).id;
   }
 
+  /** For reports: the model once bound, else that the host's model is awaited. */
+  get label(): string {
+    return this.model?.id ?? "host model (bound at the next turn; extractive until then)";
+  }
+
   /** Binds the host's model call, the first time one is offered; later offers change nothing. */
   offer(runtimeContext: ContextEngineRuntimeContext | undefined): void {
     const llm = runtimeContext?.llm;
@@ -52,9 +57,14 @@ function completeThrough(llm: HostModelCall): SummaryCompleteFunction {
       ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
     });
     const usage = result.usage;
-    if (usage === undefined || (usage.input === undefined && usage.output === undefined)) return result.text;
+    // Without both counts the engine's own count is the better figure for the spend budget.
+    if (usage?.input === undefined || usage.output === undefined) return result.text;
     // Prompt tokens, cached ones included (what the spend budget counts).
-    const inputTokens = (usage.input ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
-    return { text: result.text, usage: { inputTokens, outputTokens: usage.output ?? 0 } };
+    const inputTokens = usage.input + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
+    const costUsd = usage.costUsd;
+    return {
+      text: result.text,
+      usage: { inputTokens, outputTokens: usage.output, ...(costUsd === undefined ? {} : { costUsd }) },
+    };
   };
 }

@@ -30,7 +30,8 @@ export function summary(position: number, depth = 0): ViewItem {
       sourceTokens: 400,
       earliestAt: position,
       latestAt: position,
-      summarizer: "extractive",
+      // Written in a model's place (see `writerId`): an upgrade candidate.
+      summarizer: "extractive in place of model:test/stub",
     },
   };
 }
