@@ -90,6 +90,17 @@ describe("summaries through the host's model", () => {
     expect(passes.every((pass) => pass.level !== "fallback")).toBe(true);
   });
 
+  it("are written by rule in the model's place, as debt, when the configured budget allows nothing", async () => {
+    const { summaries, spend, summaryCalls } = await chat(24, { summarySpendTokensPerSession: 0 });
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(
+      summaries.every((summary) => summary.summarizer.endsWith(" in place of model:fake/fake-model")),
+    ).toBe(true);
+    expect(summaryCalls).toBe(0);
+    expect(spend.calls).toBe(0);
+    expect(spend.debtChunks).toBeGreaterThan(0);
+  });
+
   it("are written by rule, with no model call, when the plugin is configured so", async () => {
     const { summaries, spend } = await chat(24, { summarizer: "extractive" });
     expect(summaries.length).toBeGreaterThan(0);

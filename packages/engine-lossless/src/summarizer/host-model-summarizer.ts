@@ -7,6 +7,10 @@
  * model from the extractive summarizer (spend budget, upgrades, the recorder's level) holds as it
  * would with that summarizer configured.
  *
+ * The first offer binds it for the engine's life: in Clew an engine serves one agent and is made
+ * again when the config is reloaded. A host whose engine served several agents would summarize
+ * them all with the first agent's model.
+ *
  * The summarizer seam's contract holds: `summarize` rejects with the signal's reason once it
  * fires, and with the host's error when its call fails (the caller falls back).
  */
