@@ -122,4 +122,16 @@ describe("doctorHost", () => {
     };
     expect(doctorHost(config, {}).capabilities).toContain("runtime-llm-complete");
   });
+
+  it("offers it when only a summary model resolves, as the agent runtime does", () => {
+    const config = {
+      models: {
+        providers: {
+          local: { api: "openai-completions", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "m" }] },
+        },
+      },
+      agents: { defaults: { compaction: { model: "local/m" } } },
+    };
+    expect(doctorHost(config, {}).capabilities).toContain("runtime-llm-complete");
+  });
 });

@@ -40,19 +40,22 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
 
 /**
  * The host the agent would run engines on: Clew's embedded runner, offering engines a model call
- * (`runtime-llm-complete`) only when a chat model resolves for the main agent.
+ * (`runtime-llm-complete`) only when a model resolves for the main agent: the summary model
+ * (`agents.defaults.compaction.model`) or the chat model, as the agent runtime binds it.
  */
 export function doctorHost(
   config: ClewConfig,
   env: Record<string, string | undefined>,
 ): ContextEngineHostDescriptor {
-  let llmComplete = true;
-  try {
-    resolveModel(config, { agentId: "main", purpose: "chat", env });
-  } catch {
-    llmComplete = false;
-  }
-  return embeddedHostDescriptor({ llmComplete });
+  const resolves = (purpose: "chat" | "summary") => {
+    try {
+      resolveModel(config, { agentId: "main", purpose, env });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return embeddedHostDescriptor({ llmComplete: resolves("summary") || resolves("chat") });
 }
 
 function formatReport(report: DoctorReport): string {
