@@ -95,13 +95,16 @@ describe("upgrading leaves the extractive summarizer wrote in the model's place"
     const written = await standInLeaves(db);
     expect(written.length).toBeGreaterThan(0);
 
-    // While the budget has no room, passes claim nothing and record no more debt, and each asks
-    // the ledger once: the first refusal ends the pass's upgrades.
+    // While the budget has no room, passes claim nothing and record no more debt. The first
+    // refusal ends the pass's upgrades, and the next passes ask nothing for ten minutes.
     expect(written.length).toBeGreaterThan(1);
     const asks = countReservations(db);
     const debt = (await engine.spendReport("s")).window.debtTokens;
     await maintainAndSettle(engine, "s");
     expect(asks.count).toBe(1);
+    await maintainAndSettle(engine, "s");
+    expect(asks.count).toBe(1);
+    clock.value += 10 * 60_000;
     await maintainAndSettle(engine, "s");
     expect(asks.count).toBe(2);
     expect(await upgradeJobs(db)).toEqual([]);

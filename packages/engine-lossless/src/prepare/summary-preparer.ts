@@ -13,6 +13,7 @@
  * Passes run in the background, one at a time per session; a pass asked for while one runs is
  * run again after it. Failures are logged, never thrown: preparation only saves time later.
  */
+import { setMaxListeners } from "node:events";
 import { describeError, EXTRACTIVE_SUMMARIZER_ID, isAbortForSignal, type Logger } from "@clew/core";
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
 import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
@@ -53,6 +54,13 @@ export interface PreparationInput {
  */
 const UPGRADE_MAX_CHUNKS = 2;
 
+/**
+ * After the spend budget refused an upgrade for lack of room, the session's upgrades wait this
+ * long: spend leaves the window only as it ages, and each ask reads the sources and takes the
+ * ledger's write lock, in every pass (a pass follows every turn).
+ */
+const UPGRADE_RETRY_MS = 10 * 60_000;
+
 export class SummaryPreparer {
   private readonly passes = new Map<string, Promise<void>>();
   /**
@@ -60,10 +68,16 @@ export class SummaryPreparer {
    * or a call larger than the whole spend budget. Kept so their sources are read once.
    */
   private readonly unmade = new Set<string>();
+  /** When the budget last refused an upgrade of the session for lack of room. */
+  private readonly refusedAt = new Map<string, number>();
   private readonly again = new Set<string>();
   private readonly controller = new AbortController();
 
-  constructor(private readonly options: PreparerOptions) {}
+  constructor(private readonly options: PreparerOptions) {
+    // Every job of a pass waiting for a slot listens to this one signal; a pass after a bootstrap
+    // holds dozens.
+    setMaxListeners(0, this.controller.signal);
+  }
 
   /** Starts a pass over the session in the background (or one more after the running one). Never throws. */
   schedule(sessionId: string, input: () => Promise<PreparationInput>): void {
@@ -107,7 +121,9 @@ export class SummaryPreparer {
       condenseFanIn: this.options.condenseFanIn,
       leafChunkTokens,
       summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
-      upgrades: this.options.node.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID,
+      upgrades:
+        this.options.node.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID &&
+        now >= (this.refusedAt.get(sessionId) ?? Number.NEGATIVE_INFINITY) + UPGRADE_RETRY_MS,
     });
     const budget: PassBudget = { refused: false };
     await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk, budget)));
@@ -212,9 +228,9 @@ export class SummaryPreparer {
    * written), so the upgrade waits for a later pass. A model that falls back to the extractive
    * summarizer again makes no upgrade: the job is released, and given up after `UPGRADE_ATTEMPTS`
    * tries (a claim cancelled by `stop` is not one). Once the budget refused one for lack of room,
-   * the pass's upgrades not yet started are not asked for (each ask is a write transaction on the
-   * ledger; the room comes back as spend ages out of the window). One that can never be made
-   * (see `unmade`) is skipped without an ask and without stopping the others.
+   * the pass's upgrades not yet started are not asked for, and the session's next passes make none
+   * for `UPGRADE_RETRY_MS`. One that can never be made (see `unmade`) is skipped without an ask
+   * and without stopping the others.
    */
   private async claimAndUpgrade(
     sessionId: string,
@@ -247,6 +263,7 @@ export class SummaryPreparer {
     const grant = await grants.modelGrant(request);
     if (grant === undefined) {
       budget.refused = true;
+      this.refusedAt.set(sessionId, this.options.now());
       return;
     }
     const maxTokens = request.maxOutputTokens;
