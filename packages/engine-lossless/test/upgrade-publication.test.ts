@@ -266,6 +266,10 @@ describe("upgrade jobs in preparation", () => {
       raw(4),
     ];
     expect(staleJobs(condensed, 2_000, [job], 0)).toEqual([job.chunkKey]);
+    // Its leaf in a run whose condensation is prepared: compaction would never swap it in.
+    const run = ITEMS.slice(0, 2);
+    const condensation = jobOver("condensed", run, await prepared(run, 150));
+    expect(staleJobs(ITEMS, 2_000, [job, condensation], 0)).toEqual([job.chunkKey]);
     const leased = { ...job, owner: "A", leaseExpiresAt: 10 };
     expect(staleJobs(condensed, 2_000, [leased], 5)).toEqual([]);
     expect(staleJobs(condensed, 2_000, [leased], 10)).toEqual([job.chunkKey]);

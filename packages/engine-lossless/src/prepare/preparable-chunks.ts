@@ -189,10 +189,12 @@ function leavesBefore(
 
 /**
  * Jobs whose chunk is no longer a closed chunk of the view (a compaction replaced some of its
- * items, or the chunking changed), or, for a condensed or upgrade job, whose items no longer sit in the view
- * where it was, unless a worker's lease on them still runs: that worker will finish, and a later
- * pass discards its result. Whatever the budget (it only moves the tail), a chunk closed once
- * stays closed, so the whole view is the reference.
+ * items, or the chunking changed), or, for a condensed or upgrade job, whose items no longer sit
+ * in the view where they were, or, for an upgrade, whose summary lies in a run whose condensation
+ * is prepared or being prepared (compaction never swaps it in there, and the condensation folds
+ * it away); unless a worker's lease on them still runs: that worker will finish, and a later pass
+ * discards its result. Whatever the budget (it only moves the tail), a chunk closed once stays
+ * closed, so the whole view is the reference.
  */
 export function staleJobs(
   items: readonly ViewItem[],
@@ -206,7 +208,11 @@ export function staleJobs(
       .filter((chunk) => chunk.closed)
       .map((chunk) => chunkKeyOf(items.slice(chunk.start, chunk.end))),
   );
+  const held = heldCondensations(items, jobs, now);
+  const folded = (job: StoredSummaryJob) =>
+    job.kind === "upgrade" &&
+    held.some((run) => job.firstPosition >= run.firstPosition && job.firstPosition <= run.lastPosition);
   const stale = (job: StoredSummaryJob) =>
-    job.kind === "leaf" ? !current.has(job.chunkKey) : !spanInView(items, job);
+    job.kind === "leaf" ? !current.has(job.chunkKey) : !spanInView(items, job) || folded(job);
   return jobs.filter((job) => stale(job) && !leaseRuns(job, now)).map((job) => job.chunkKey);
 }
