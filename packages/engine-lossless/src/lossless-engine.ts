@@ -40,10 +40,8 @@ import {
   type SubagentSpawnParams,
   type SubagentSpawnPreparation,
 } from "@clew/core";
-import type { AssembledView } from "./assemble/assemble-view.js";
-import { assembleWithDigest, DigestCache } from "./assemble/history-digest.js";
-import { placeEvidence } from "./assemble/recall-evidence.js";
 import { SessionBudgets } from "./assemble/session-budgets.js";
+import { TurnAssembler } from "./assemble/turn-assembler.js";
 import { compactResultOf } from "./compaction/compaction-target.js";
 import { createStoreParts, type StoreParts } from "./engine-parts.js";
 import { LosslessStoreError } from "./errors.js";
@@ -57,7 +55,6 @@ import type { LosslessStore } from "./store/store.js";
 import { SubagentAccess } from "./subagents/subagent-access.js";
 import { HostModelSummarizer } from "./summarizer/host-model-summarizer.js";
 import { createRecallTools, type RecallTool } from "./tools/recall-tools.js";
-import type { SessionView } from "./view/session-view.js";
 
 export const LOSSLESS_ENGINE_VERSION = "0.1.0";
 
@@ -75,11 +72,10 @@ export class LosslessEngine implements ContextEngine {
   private readonly parts: StoreParts | undefined;
   private readonly budgets: SessionBudgets;
   /** Sessions already warned about: the warning would otherwise repeat on every call. */
-  private readonly unmatchedHistory = new Set<string>();
   private disposed = false;
   private readonly subagents: SubagentAccess;
   /** Digests of history left out while the view does not fit (see `history-digest.ts`). */
-  private readonly digests = new DigestCache();
+  private readonly turns: TurnAssembler;
 
   /**
    * @param store the agent's store, or undefined when it could not be opened (`storeFailure`
@@ -93,6 +89,7 @@ export class LosslessEngine implements ContextEngine {
   ) {
     this.options = resolveOptions(options);
     this.budgets = new SessionBudgets({ ...this.options, counter: this.options.tokenCounter });
+    this.turns = new TurnAssembler({ ...this.options, counter: this.options.tokenCounter });
     this.parts = store === undefined ? undefined : createStoreParts(store, this.options);
     this.subagents = new SubagentAccess({
       store: () => (this.disposed ? undefined : this.store),
@@ -232,39 +229,15 @@ export class LosslessEngine implements ContextEngine {
     const parts = this.parts;
     if (parts === undefined) return this.passThrough(params.messages);
     try {
-      let view = await parts.views.get(params.sessionId);
-      if (!view.hasMessages && params.messages.length > 0) {
-        await parts.writer.storeBeforeRunningTurn(params.sessionId, params.messages);
-        view = await parts.views.get(params.sessionId);
-      }
-      const usable = this.budgets.usable(budget, addition);
-      const assembled = await assembleWithDigest({
+      const assembled = await this.turns.assemble(parts, {
         sessionId: params.sessionId,
-        view,
-        hostMessages: params.messages,
-        budget: usable,
-        counter: this.options.tokenCounter,
-        cache: this.digests,
-      });
-      const evidence = await parts.evidence.evidenceFor({
-        sessionId: params.sessionId,
+        messages: params.messages,
         prompt: params.prompt,
-        view,
-        assembled,
         budget,
-        usable,
+        usable: this.budgets.usable(budget, addition),
+        started,
       });
-      this.warnOnUnmatchedHistory(params.sessionId, assembled);
-      this.noteAssembly(params.sessionId, view, assembled, usable, started, evidence?.tokens);
-      return {
-        messages:
-          evidence === undefined
-            ? assembled.messages
-            : placeEvidence(assembled.messages, assembled.live, evidence.message),
-        estimatedTokens: assembled.tokens + (evidence?.tokens ?? 0),
-        promptAuthority: "assembled",
-        ...(addition.length === 0 ? {} : { systemPromptAddition: addition }),
-      };
+      return { ...assembled, ...(addition.length === 0 ? {} : { systemPromptAddition: addition }) };
     } catch (error) {
       this.options.logger.warn("lossless: assemble failed; using the host's messages", {
         error: describeError(error),
@@ -336,7 +309,7 @@ export class LosslessEngine implements ContextEngine {
     this.parts?.views.clear();
     this.parts?.evidence.clear();
     this.parts?.meaning?.clear();
-    this.digests.clear();
+    this.turns.clear();
     this.parts?.upkeep.stop();
     await this.parts?.preparation.stop();
     await this.parts?.compactions.settled();
@@ -353,36 +326,6 @@ export class LosslessEngine implements ContextEngine {
   /** Stores messages not stored yet; returns how many were new (0 without a store or on a store error). */
   private async storeMessages(sessionId: string, messages: readonly AgentMessage[]): Promise<number> {
     return (await this.parts?.writer.store(sessionId, messages)) ?? 0;
-  }
-
-  private warnOnUnmatchedHistory(sessionId: string, assembled: AssembledView): void {
-    if (assembled.liveFound || this.unmatchedHistory.has(sessionId)) return;
-    this.unmatchedHistory.add(sessionId);
-    this.options.logger.warn("lossless: the host's history holds none of the newest stored messages", {
-      sessionId,
-    });
-  }
-
-  /** Queues the assembly's flight-recorder record (in memory; written after the call). */
-  private noteAssembly(
-    sessionId: string,
-    view: SessionView,
-    assembled: AssembledView,
-    budgetTokens: number,
-    started: number,
-    evidenceTokens: number | undefined,
-  ): void {
-    this.parts?.recorder.noteAssembly({
-      sessionId,
-      view,
-      assembledAt: this.options.now(),
-      durationMs: this.options.elapsed() - started,
-      budgetTokens,
-      tokens: assembled.tokens + (evidenceTokens ?? 0),
-      messageCount: assembled.messages.length + (evidenceTokens === undefined ? 0 : 1),
-      keptFrom: assembled.keptFrom,
-      clipped: assembled.clipped,
-    });
   }
 
   private passThrough(messages: AgentMessage[]): AssembleResult {

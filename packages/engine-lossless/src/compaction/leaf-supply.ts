@@ -8,7 +8,7 @@
 import type { Summarizer } from "@clew/core";
 import type { StoredSummaryJob } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
-import type { BuiltNode } from "./build-node.js";
+import type { BuiltNode, NodeSettings } from "./build-node.js";
 import { chunkKeyOf, preparedNode, spanInView, type ViewSpan } from "./leaf-chunk.js";
 
 export interface LeafSupply {
@@ -30,6 +30,15 @@ export interface SummarizerGrant {
   standInFor?: string;
   /** Records what the node's summarizer call took. Called once, whether the node was made or not. */
   settle(): Promise<void>;
+}
+
+/** `settings` with the granted summarizer, and the model it stands in for when it is a stand-in. */
+export function grantedSettings<Settings extends NodeSettings>(
+  settings: Settings,
+  grant: SummarizerGrant,
+): Settings {
+  const standIn = grant.standInFor === undefined ? {} : { standInFor: grant.standInFor };
+  return { ...settings, summarizer: grant.summarizer, ...standIn };
 }
 
 export interface GrantRequest {

@@ -17,7 +17,7 @@ import { setMaxListeners } from "node:events";
 import { describeError, EXTRACTIVE_SUMMARIZER_ID, isAbortForSignal, type Logger } from "@clew/core";
 import { buildNode, type NodeSettings } from "../compaction/build-node.js";
 import { condensedCap, leafCap } from "../compaction/leaf-chunk.js";
-import type { SummarizerGrants } from "../compaction/leaf-supply.js";
+import { grantedSettings, type SummarizerGrants } from "../compaction/leaf-supply.js";
 import type { LosslessStore, PreparedSummary } from "../store/store.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
@@ -122,20 +122,18 @@ export class SummaryPreparer {
       leafChunkTokens,
       summaryLimit: Math.floor(input.budgetTokens * this.options.summaryShare),
       upgrades:
-        this.options.node.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID &&
-        now >= (this.refusedAt.get(sessionId) ?? Number.NEGATIVE_INFINITY) + UPGRADE_RETRY_MS,
+        this.options.node.summarizer.id !== EXTRACTIVE_SUMMARIZER_ID && !this.waitingForRoom(sessionId),
     });
-    const budget: PassBudget = { refused: false };
-    await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk, budget)));
+    await Promise.all(chunks.map((chunk) => this.prepareChunk(sessionId, chunk)));
   }
 
   /** One job: slot, lease, summary, result. Logs instead of throwing, except for cancellation. */
-  private async prepareChunk(sessionId: string, chunk: PreparableChunk, budget: PassBudget): Promise<void> {
+  private async prepareChunk(sessionId: string, chunk: PreparableChunk): Promise<void> {
     const signal = this.controller.signal;
     try {
       const work =
         chunk.kind === "upgrade"
-          ? () => this.claimAndUpgrade(sessionId, chunk, signal, budget)
+          ? () => this.claimAndUpgrade(sessionId, chunk, signal)
           : () => this.claimAndPrepare(sessionId, chunk, signal);
       await this.options.limiter.run(work, signal);
     } catch (error) {
@@ -206,14 +204,12 @@ export class SummaryPreparer {
       waitForSlot: false,
     });
     try {
-      const node = await buildNode(
-        {
-          ...this.options.node,
-          summarizer: grant.summarizer,
-          ...(grant.standInFor === undefined ? {} : { standInFor: grant.standInFor }),
-        },
-        { sessionId, items: chunk.items, maxTokens, signal },
-      );
+      const node = await buildNode(grantedSettings(this.options.node, grant), {
+        sessionId,
+        items: chunk.items,
+        maxTokens,
+        signal,
+      });
       return node === undefined ? undefined : { summary: node.summary, edit: node.edit };
     } finally {
       await grant.settle();
@@ -236,12 +232,11 @@ export class SummaryPreparer {
     sessionId: string,
     chunk: PreparableChunk,
     signal: AbortSignal,
-    budget: PassBudget,
   ): Promise<void> {
     const item = chunk.items[0] as ViewItem;
     const facts = item.summary;
     const key = `${sessionId} ${chunk.chunkKey}`;
-    if (facts === undefined || budget.refused || this.unmade.has(key)) return;
+    if (facts === undefined || this.waitingForRoom(sessionId) || this.unmade.has(key)) return;
     const sources = await upgradeSources(this.options.store, sessionId, item);
     const inputTokens = sources.reduce((sum, source) => sum + source.tokens, 0);
     const cap =
@@ -262,7 +257,6 @@ export class SummaryPreparer {
     if (signal.aborted) return;
     const grant = await grants.modelGrant(request);
     if (grant === undefined) {
-      budget.refused = true;
       this.refusedAt.set(sessionId, this.options.now());
       return;
     }
@@ -270,10 +264,13 @@ export class SummaryPreparer {
     try {
       if (signal.aborted || !(await this.claim(sessionId, chunk))) return;
       await this.prepareClaimed(sessionId, chunk, async () => {
-        const node = await buildNode(
-          { ...this.options.node, summarizer: grant.summarizer },
-          { sessionId, items: sources, maxTokens, signal, replaces: item },
-        );
+        const node = await buildNode(grantedSettings(this.options.node, grant), {
+          sessionId,
+          items: sources,
+          maxTokens,
+          signal,
+          replaces: item,
+        });
         if (node === undefined || node.summary.summarizer !== grant.summarizer.id) return undefined;
         return { summary: node.summary, edit: node.edit };
       });
@@ -282,16 +279,16 @@ export class SummaryPreparer {
     }
   }
 
+  /** Whether the budget refused one of the session's upgrades less than `UPGRADE_RETRY_MS` ago. */
+  private waitingForRoom(sessionId: string): boolean {
+    const refusedAt = this.refusedAt.get(sessionId);
+    return refusedAt !== undefined && this.options.now() < refusedAt + UPGRADE_RETRY_MS;
+  }
+
   private report(sessionId: string, error: unknown): void {
     this.options.logger.warn("lossless: preparing summaries failed", {
       sessionId,
       error: describeError(error),
     });
   }
-}
-
-/** What a pass's upgrades learned of the spend budget. */
-interface PassBudget {
-  /** The budget had no room for an upgrade: later ones in the pass would be refused too. */
-  refused: boolean;
 }
