@@ -1,4 +1,4 @@
-import { EXTRACTIVE_SUMMARIZER_ID, type SummarizeInput, type Summarizer } from "@clew/core";
+import type { SummarizeInput, Summarizer } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteLosslessStore } from "../src/store/sqlite/sqlite-store.js";
 import type { StoredContextItem } from "../src/store/store.js";

@@ -40,7 +40,6 @@ import {
   type SummarizerGrants,
 } from "./leaf-supply.js";
 import {
-  assembledTokens,
   condenseLimitsOf,
   condenseRun,
   freshTailStart,

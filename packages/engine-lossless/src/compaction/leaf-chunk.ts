@@ -70,24 +70,31 @@ export function preparedNode(prepared: PreparedSummary, items: readonly ViewItem
   const first = items[0];
   if (first === undefined || edit.summaryId !== summary.summaryId || !sameItems(edit.replace, items))
     return undefined;
+  const message = JSON.parse(edit.json) as AgentMessage;
+  return { summary, edit, item: summaryItemOf(first.position, summary, message, edit.tokens) };
+}
+
+/** The view item showing `summary` as `message` (`tokens` in context) at `position`. */
+export function summaryItemOf(
+  position: number,
+  summary: NewSummary,
+  message: AgentMessage,
+  tokens: number,
+): ViewItem {
   return {
-    summary,
-    edit,
-    item: {
-      position: first.position,
-      ref: { kind: "summary", summaryId: summary.summaryId },
-      tokens: edit.tokens,
-      message: JSON.parse(edit.json) as AgentMessage,
-      createdAt: summary.latestAt,
-      startsGroup: true,
-      orphan: false,
-      summary: summaryFactsOf(summary),
-    },
+    position,
+    ref: { kind: "summary", summaryId: summary.summaryId },
+    tokens,
+    message,
+    createdAt: summary.latestAt,
+    startsGroup: true,
+    orphan: false,
+    summary: summaryFactsOf(summary),
   };
 }
 
 /** What a view item carries of the summary it shows. */
-export function summaryFactsOf(summary: NewSummary): NonNullable<ViewItem["summary"]> {
+function summaryFactsOf(summary: NewSummary): NonNullable<ViewItem["summary"]> {
   return {
     kind: summary.kind,
     depth: summary.depth,

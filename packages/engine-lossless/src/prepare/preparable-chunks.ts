@@ -1,10 +1,3 @@
-/**
- * Which chunks of a view get a prepared summary (leaves, and the next condensation), and which
- * stored jobs went stale. Pure functions over the view's items, with the chunking and the run
- * choice compaction uses (`leafChunks`, `condenseRun`), so a prepared summary is for exactly the
- * items compaction will want.
- */
-import { EXTRACTIVE_SUMMARIZER_ID } from "@clew/core";
 import { chunkKeyOf, MIN_LEAF_CHUNK_TOKENS, spanInView } from "../compaction/leaf-chunk.js";
 import { heldCondensations, leaseRuns } from "../compaction/leaf-supply.js";
 import {

@@ -5,9 +5,9 @@
  * Throws when the store no longer holds them all (it never deletes a summary's sources on its own).
  */
 import type { AgentMessage } from "@clew/core";
-import { summaryFactsOf } from "../compaction/leaf-chunk.js";
+import { summaryItemOf } from "../compaction/leaf-chunk.js";
 import { renderSummaryMessage } from "../compaction/render-summary.js";
-import type { LosslessStore, StoredMessage, StoredSummary } from "../store/store.js";
+import type { LosslessStore, StoredMessage } from "../store/store.js";
 import type { ViewItem } from "../view/session-view.js";
 
 /** The store's reads an upgrade's sources take. */
@@ -33,7 +33,9 @@ export async function upgradeSources(
   const covered = new Set(children.flatMap((child) => seqsOf(child.sourceRanges)));
   const stragglers = seqsOf(node.sourceRanges).filter((seq) => !covered.has(seq));
   const raw = await messageItems(store, sessionId, item, summaryId, stragglers);
-  const summaries = children.map((child) => summaryItem(item.position, child));
+  const summaries = children.map((child) =>
+    summaryItemOf(item.position, child, renderSummaryMessage(child, child.content), child.tokens),
+  );
   return [...summaries, ...raw].sort((left, right) => firstSeq(left) - firstSeq(right));
 }
 
@@ -66,19 +68,6 @@ function messageItem(position: number, message: StoredMessage): ViewItem {
     createdAt: message.createdAt,
     startsGroup: true,
     orphan: false,
-  };
-}
-
-function summaryItem(position: number, summary: StoredSummary): ViewItem {
-  return {
-    position,
-    ref: { kind: "summary", summaryId: summary.summaryId },
-    tokens: summary.tokens,
-    message: renderSummaryMessage(summary, summary.content),
-    createdAt: summary.latestAt,
-    startsGroup: true,
-    orphan: false,
-    summary: summaryFactsOf(summary),
   };
 }
 
