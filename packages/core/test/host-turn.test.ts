@@ -6,7 +6,14 @@ import {
   MemoryLogger,
 } from "../src/index.js";
 import { paramsOf, roles, slotConfig } from "./fixtures.js";
-import { conversation, EchoModel, testModel, userMessage } from "./support.js";
+import {
+  assistantMessage,
+  conversation,
+  createTestHost,
+  EchoModel,
+  testModel,
+  userMessage,
+} from "./support.js";
 import { defaultEngineHost, engineHost, SYSTEM, toolLoopModel, turn } from "./turn-helpers.js";
 
 const counter = charEstimateTokenCounter;
@@ -217,9 +224,49 @@ describe("assemble", () => {
     }));
     const { host, sessions } = engineHost({ info: { ownsCompaction: true }, assemble });
 
-    await turn(host, sessions.open({ sessionId: "s1" }), { model: { ...testModel, contextWindow: 100 } });
+    // Half of a 10-token window is left to the prompt: less than the system prompt and the turn.
+    await turn(host, sessions.open({ sessionId: "s1" }), { model: { ...testModel, contextWindow: 10 } });
 
+    expect(counter.countText(SYSTEM) + counter.countMessage(userMessage("hello"))).toBeGreaterThan(5);
     expect(paramsOf(assemble).tokenBudget).toBe(1);
+  });
+
+  it("a window smaller than the reserve keeps min(8,000, half the window) for the prompt", async () => {
+    const assemble = vi.fn<ContextEngine["assemble"]>(async (params) => ({
+      messages: params.messages,
+      estimatedTokens: 0,
+    }));
+    const afterTurn = vi.fn<NonNullable<ContextEngine["afterTurn"]>>(async () => {});
+    const { host, sessions } = engineHost({ info: { ownsCompaction: true }, assemble, afterTurn });
+    const pending = counter.countMessage(userMessage("hello"));
+
+    // The default reserve (20,000) is more than either window: before, both budgets were 1.
+    await turn(host, sessions.open({ sessionId: "w16" }), { model: { ...testModel, contextWindow: 16_000 } });
+    await turn(host, sessions.open({ sessionId: "w8" }), { model: { ...testModel, contextWindow: 8_000 } });
+
+    expect(paramsOf(assemble, 0).tokenBudget).toBe(8_000 - counter.countText(SYSTEM) - pending);
+    expect(paramsOf(afterTurn, 0).tokenBudget).toBe(8_000);
+    expect(paramsOf(assemble, 0).runtimeSettings?.limits.maxOutputTokens).toBe(8_000);
+    expect(paramsOf(assemble, 1).tokenBudget).toBe(4_000 - counter.countText(SYSTEM) - pending);
+    expect(paramsOf(afterTurn, 1).tokenBudget).toBe(4_000);
+    expect(host.effectiveReserveTokens(32_000)).toBe(20_000);
+    expect(host.effectiveReserveTokens(100_000)).toBe(20_000);
+  });
+
+  it("legacy on a 16k window compacts past window − effective reserve, not on every turn", async () => {
+    const { host, sessions } = createTestHost();
+    const session = sessions.open({ sessionId: "small", messages: conversation(3) });
+    const small = { ...testModel, contextWindow: 16_000 };
+
+    const quiet = await turn(host, session, { model: small });
+    // 16,000 − 20,000 is below any context: the threshold used to fire after every turn.
+    expect(quiet.compactions.filter((outcome) => outcome.trigger === "threshold")).toEqual([]);
+
+    // About 5,000 tokens sent (under the 8,000 left to the prompt), then a 4,000-token reply.
+    await session.append([userMessage("x".repeat(20_000))]);
+    const longReply = async () => ({ messages: [assistantMessage("y".repeat(16_000))], done: true });
+    const full = await turn(host, session, { model: small, callModel: longReply });
+    expect(full.compactions.map((outcome) => outcome.trigger)).toContain("threshold");
   });
 
   it("assemble receives the model id and the available tools", async () => {

@@ -14,6 +14,7 @@ import { formatUsageFooter } from "../commands/format-usage-footer.js";
 import { parseChatInput } from "../commands/parse-chat-input.js";
 import type { SessionSettings } from "../commands/settings.js";
 import { callModel, isOverflowMessage } from "../providers/call-model.js";
+import { replyTokenCap } from "../providers/reply-cap.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import type { TurnEvent } from "../runner/events.js";
 import { createModelStep } from "../runner/model-step.js";
@@ -117,8 +118,17 @@ async function runModelTurn(
         state: open.threadState,
         base: (context, callOptions) => {
           open.lastRequestMessages = context.messages;
+          const maxTokens = replyTokenCap({
+            modelMaxTokens: resolved.model.maxTokens,
+            contextWindow: resolved.contextWindow,
+            systemPrompt: context.systemPrompt,
+            messages: context.messages,
+            tools: context.tools,
+            counter: runtime.host.tokenCounter,
+          });
           return callModel(resolved, context, {
             ...callOptions,
+            ...(maxTokens === undefined ? {} : { maxTokens }),
             sessionId: open.session.sessionId,
             ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"
               ? {}

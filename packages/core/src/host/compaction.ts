@@ -130,7 +130,7 @@ export async function compactPreflight(
 
 /**
  * The runtime's own threshold compaction after a turn, for engines that do not own compaction:
- * when the context passed `window − reserve`, summary compaction runs directly (not through the
+ * when the context passed `window − reserve` (the effective reserve), summary compaction runs directly (not through the
  * engine's `compact`), as OpenClaw's built-in auto-compaction does. Off with
  * `agents.defaults.compaction.enabled: false`. Never throws; failures come back as `ok: false`.
  */
@@ -143,7 +143,7 @@ export async function compactOnThreshold(
   if (engine.info.ownsCompaction === true || host.config?.agents?.defaults?.compaction?.enabled === false)
     return undefined;
   const window = host.contextWindow(options.model);
-  if (options.contextTokens <= window - host.reserveTokens()) return undefined;
+  if (options.contextTokens <= window - host.effectiveReserveTokens(window)) return undefined;
   const event = {
     sessionId: session.sessionId,
     sessionKey: session.sessionKey,

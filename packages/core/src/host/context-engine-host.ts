@@ -169,6 +169,17 @@ export class ContextEngineHost {
     return typeof configured === "number" && configured >= 0 ? configured : DEFAULT_RESERVE_TOKENS;
   }
 
+  /**
+   * The reserve a window can afford: `reserveTokens()`, but never more than leaves the prompt
+   * `min(8,000, window / 2)` tokens. The 20,000-token default would otherwise leave a 16k model no
+   * room at all: its engines got a budget of 1 token and sent the model nothing but the prompt.
+   * Every budget the host derives (assemble, afterTurn, threshold compaction, the overflow check)
+   * uses this one.
+   */
+  effectiveReserveTokens(window: number): number {
+    return Math.max(0, Math.min(this.reserveTokens(), window - Math.min(8_000, Math.floor(window / 2))));
+  }
+
   /** The window used for budgets: the model's, capped by `agents.defaults.contextTokens`. */
   contextWindow(model: HostModel): number {
     const cap = this.options.config?.agents?.defaults?.contextTokens;
@@ -187,7 +198,8 @@ export class ContextEngineHost {
       selectedEngineId: engine.info.id,
       executionHost: { id: this.hostDescriptor.id, label: this.hostDescriptor.label },
       promptTokenBudget,
-      maxOutputTokens: this.reserveTokens(),
+      maxOutputTokens:
+        model === undefined ? this.reserveTokens() : this.effectiveReserveTokens(this.contextWindow(model)),
     });
   }
 

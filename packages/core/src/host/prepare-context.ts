@@ -47,7 +47,8 @@ export interface PreparedContext {
 /**
  * Assembles the context for one model call and checks it fits.
  *
- * Budget for assemble: window − reserve − (system prompt + pending turn messages), at least 1.
+ * Budget for assemble: window − effective reserve − (system prompt + pending turn messages), at
+ * least 1 (see `ContextEngineHost.effectiveReserveTokens`).
  * An assemble that throws or returns no `messages` array falls back to the pipeline history.
  * The check estimates system prompt + messages + pending with a 1.2 margin against
  * window − effective reserve; under `preassembly_may_overflow` the messages part is the larger of
@@ -61,7 +62,7 @@ export async function prepareContext(
   const { engine, session } = input;
   const counter = host.tokenCounter;
   const window = host.contextWindow(input.model);
-  const reserve = host.reserveTokens();
+  const reserve = host.effectiveReserveTokens(window);
   const pendingTokens = countMessagesTokens(counter, input.pending);
   const tokenBudget = Math.max(1, window - reserve - counter.countText(input.systemPrompt) - pendingTokens);
 
@@ -96,8 +97,7 @@ export async function prepareContext(
   const addition = assembled?.systemPromptAddition?.trim();
   const systemPrompt = addition ? `${addition}\n\n${input.systemPrompt}` : input.systemPrompt;
   const authority = assembled?.promptAuthority ?? "assembled";
-  const effectiveReserve = Math.min(reserve, window - Math.min(8_000, Math.floor(window / 2)));
-  const promptBudgetTokens = window - effectiveReserve;
+  const promptBudgetTokens = window - reserve;
   let messageTokens = countMessagesTokens(counter, messages);
   if (authority === "preassembly_may_overflow") {
     messageTokens = Math.max(messageTokens, countMessagesTokens(counter, input.history));

@@ -16,7 +16,7 @@ const LOSSLESS_PLUGIN_DIR = join(import.meta.dirname, "..", "..");
  */
 export async function createLosslessAgent(
   script: FakeScript,
-  options: { contextWindow?: number; pluginConfig?: Record<string, unknown> } = {},
+  options: { contextWindow?: number; maxTokens?: number; pluginConfig?: Record<string, unknown> } = {},
 ) {
   const home = await mkdtemp(join(tmpdir(), "clew-lossless-agent-"));
   const fake = await startFakeProvider({ protocol: "openai-completions", script });
@@ -33,7 +33,13 @@ export async function createLosslessAgent(
         fake: {
           api: "openai-completions",
           baseUrl: fake.baseUrl,
-          models: [{ id: "fake-model", contextWindow: options.contextWindow ?? 100_000, maxTokens: 1_000 }],
+          models: [
+            {
+              id: "fake-model",
+              contextWindow: options.contextWindow ?? 100_000,
+              maxTokens: options.maxTokens ?? 1_000,
+            },
+          ],
         },
       },
     },
