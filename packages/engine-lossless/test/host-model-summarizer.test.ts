@@ -94,7 +94,9 @@ describe("the host's model as the engine's summarizer", () => {
   it("is reported as awaited until bound, so /status shows the ledger", async () => {
     const options = resolveOptions({ summarizer: "host-model" });
     const before = await spendReportOf(undefined, "no store", "s", options);
-    expect(before.summarizer).toMatch(/^host model \(bound at the next turn/);
+    expect(before.summarizer).toMatch(
+      /^host model \(none offered yet: extractive until a turn brings one\)$/,
+    );
     (options.summarizer as HostModelSummarizer).offer({ llm: hostCall({ text: "x" }, "p/m").llm });
     expect((await spendReportOf(undefined, "no store", "s", options)).summarizer).toBe("model:p/m");
   });

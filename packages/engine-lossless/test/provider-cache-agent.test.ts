@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type FakeReply, promptUnitTokens, type RecordedRequest, withPrefixCache } from "@clew/agent/testing";
+import { SUMMARY_SYSTEM_PROMPT } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { readPassCacheEffect } from "../src/inspect/provider-cache.js";
 import { readSessionReport } from "../src/inspect/session-report.js";
@@ -44,63 +45,81 @@ function historyTokens(request: RecordedRequest | undefined): number {
   return total - (units.at(-1) ?? 0) - (block < 0 ? 0 : (units[block + 1] ?? 0));
 }
 
+/** A summary the engine asked the host's model for: a request of its own, with its own prompt. */
+function isSummaryCall(request: RecordedRequest | undefined): boolean {
+  const system = messagesOf(request).find((message) => message.role === "system");
+  return JSON.stringify(system?.content ?? "").includes(JSON.stringify(SUMMARY_SYSTEM_PROMPT).slice(1, 60));
+}
+
+/**
+ * 40 turns through a real agent at a 28k window; then the chat's calls (the summary calls left
+ * out: other prompts, which the provider caches apart) must break the cache exactly once per
+ * compaction that changed the view and was followed by a call, as the flight recorder finds it.
+ */
+async function checkBreaks(pluginConfig: Record<string, unknown>, expectSummaryCalls: boolean) {
+  const cache = withPrefixCache(reply);
+  agent = await createLosslessAgent(cache.script, { contextWindow: 28_000, pluginConfig });
+  const { service, fake } = agent;
+  await service.createSession({ sessionKey: KEY });
+  for (let turn = 0; turn < 40; turn++) {
+    const text = `Turn ${turn}: the deploy of service-${turn % 5} needs ${"a careful look at its settings ".repeat(30)}`;
+    expect(await service.sendMessage(KEY, text)).toMatchObject({ ok: true });
+  }
+  await agent.service.close();
+
+  // A call "breaks" the cache when it cannot read the history of the chat call before it.
+  // The host's memory flush ran too (its own call), and must not break it.
+  const chat = fake.requests.flatMap((request, index) =>
+    isSummaryCall(request) ? [] : [{ request, read: cache.cacheReads[index] ?? 0 }],
+  );
+  expect(chat.length < fake.requests.length).toBe(expectSummaryCalls);
+  const flushes = chat.flatMap((call, index) => (isMemoryFlush(call.request) ? [index] : []));
+  expect(flushes.length).toBeGreaterThanOrEqual(1);
+  const breaks = chat.flatMap((call, index) =>
+    index > 0 && call.read < historyTokens(chat[index - 1]?.request) ? [{ index, read: call.read }] : [],
+  );
+  for (const flush of flushes) expect(breaks.map((call) => call.index)).not.toContain(flush);
+
+  const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
+  try {
+    const [session] = await store.listSessions();
+    const sessionId = session?.sessionId ?? "";
+    const passes = await store.listCompactionPasses({ sessionId, limit: 100 });
+    const changedView = passes.filter((pass) => pass.tokensAfter < pass.tokensBefore);
+    const effects = await Promise.all(changedView.map((pass) => readPassCacheEffect(store, pass)));
+    // A pass after the last call has no call after it to break (prompt sizes, and so when
+    // compactions come, depend on the temp folder's name in the system prompt).
+    const followed = effects.filter((effect) => effect.after !== undefined);
+    expect(followed.length).toBeGreaterThanOrEqual(2);
+    expect(followed.length).toBeGreaterThanOrEqual(changedView.length - 1);
+    expect(breaks).toHaveLength(followed.length);
+    // Each break is the first call after a pass, as the flight recorder finds it.
+    const ascending = (left: number, right: number) => left - right;
+    expect(followed.map((effect) => effect.after?.cacheReadTokens ?? -1).sort(ascending)).toEqual(
+      breaks.map((call) => call.read).sort(ascending),
+    );
+    for (const effect of followed) {
+      if (effect.before === undefined || effect.after === undefined) throw new Error("no call before a pass");
+      expect(cacheReadShare(effect.after)).toBeLessThan(cacheReadShare(effect.before));
+    }
+
+    // Every chat call's usage reached the store as the provider reported it.
+    const report = await readSessionReport(store, undefined, sessionId);
+    expect(report.providerCache).toMatchObject({
+      calls: chat.length,
+      cacheReadTokens: chat.reduce((sum, call) => sum + call.read, 0),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
 describe("the provider's prompt cache through a real agent", () => {
   it("breaks once per compaction that changed the view, never for the memory flush, as the flight recorder shows", async () => {
-    const cache = withPrefixCache(reply);
-    // Summaries by rule: the model's summary calls would be requests of their own among the chat's.
-    agent = await createLosslessAgent(cache.script, {
-      contextWindow: 28_000,
-      pluginConfig: { summarizer: "extractive" },
-    });
-    const { service, fake } = agent;
-    await service.createSession({ sessionKey: KEY });
-    for (let turn = 0; turn < 40; turn++) {
-      const text = `Turn ${turn}: the deploy of service-${turn % 5} needs ${"a careful look at its settings ".repeat(30)}`;
-      expect(await service.sendMessage(KEY, text)).toMatchObject({ ok: true });
-    }
+    await checkBreaks({ summarizer: "extractive" }, false);
+  });
 
-    // A call "breaks" the cache when it cannot read the history of the call before it from it.
-    // The host's memory flush ran too (its own call), and must not break it.
-    const reads = cache.cacheReads;
-    const flushes = fake.requests.flatMap((request, index) => (isMemoryFlush(request) ? [index] : []));
-    expect(flushes.length).toBeGreaterThanOrEqual(1);
-    const breaks = reads.flatMap((read, index) =>
-      index > 0 && read < historyTokens(fake.requests[index - 1]) ? [{ index, read }] : [],
-    );
-    for (const flush of flushes) expect(breaks.map((call) => call.index)).not.toContain(flush);
-
-    const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
-    try {
-      const [session] = await store.listSessions();
-      const sessionId = session?.sessionId ?? "";
-      const passes = await store.listCompactionPasses({ sessionId, limit: 100 });
-      const changedView = passes.filter((pass) => pass.tokensAfter < pass.tokensBefore);
-      const effects = await Promise.all(changedView.map((pass) => readPassCacheEffect(store, pass)));
-      // A pass after the last call has no call after it to break (prompt sizes, and so when
-      // compactions come, depend on the temp folder's name in the system prompt).
-      const followed = effects.filter((effect) => effect.after !== undefined);
-      expect(followed.length).toBeGreaterThanOrEqual(2);
-      expect(followed.length).toBeGreaterThanOrEqual(changedView.length - 1);
-      expect(breaks).toHaveLength(followed.length);
-      // Each break is the first call after a pass, as the flight recorder finds it.
-      const ascending = (left: number, right: number) => left - right;
-      expect(followed.map((effect) => effect.after?.cacheReadTokens ?? -1).sort(ascending)).toEqual(
-        breaks.map((call) => call.read).sort(ascending),
-      );
-      for (const effect of followed) {
-        if (effect.before === undefined || effect.after === undefined)
-          throw new Error("no call before a pass");
-        expect(cacheReadShare(effect.after)).toBeLessThan(cacheReadShare(effect.before));
-      }
-
-      // Every call's usage reached the store as the provider reported it.
-      const report = await readSessionReport(store, undefined, sessionId);
-      expect(report.providerCache).toMatchObject({
-        calls: reads.length,
-        cacheReadTokens: reads.reduce((sum, read) => sum + read, 0),
-      });
-    } finally {
-      await store.close();
-    }
+  it("the same with summaries by the host's model, the plugin's default", async () => {
+    await checkBreaks({}, true);
   });
 });

@@ -81,6 +81,27 @@ describe("fake providers", () => {
     expect(rejecting.script(request(1)).usage).toMatchObject({ cacheRead: 0 });
   });
 
+  it("keys the prompt cache on the prompt, not on the reply's length cap", () => {
+    const cache = withPrefixCache(() => ({ text: "ok" }));
+    const messages = [{ role: "user", content: "a question asked twice" }];
+    const request = (index: number, cap: Record<string, number>) => ({
+      index,
+      method: "POST",
+      path: "/",
+      headers: {},
+      body: { model: "m", ...cap, messages },
+    });
+    cache.script(request(0, { max_tokens: 4_000 }));
+    const units = promptUnitTokens(request(1, { max_tokens: 3_000 }).body);
+    expect(cache.script(request(1, { max_tokens: 3_000 })).usage).toMatchObject({
+      cacheRead: units.reduce((sum, tokens) => sum + tokens, 0),
+    });
+    expect(cache.script(request(2, { max_completion_tokens: 900 })).usage).toMatchObject({
+      cacheRead: units.reduce((sum, tokens) => sum + tokens, 0),
+    });
+    expect(cache.script(request(3, { temperature: 0 })).usage).toMatchObject({ cacheRead: 0 });
+  });
+
   it("refuses an empty script", () => {
     expect(() => scriptedReplies([])).toThrow("at least one reply");
   });

@@ -35,7 +35,7 @@ export class HostModelSummarizer implements Summarizer {
 
   /** For reports: the model once bound, else that the host's model is awaited. */
   get label(): string {
-    return this.model?.id ?? "host model (bound at the next turn; extractive until then)";
+    return this.model?.id ?? "host model (none offered yet: extractive until a turn brings one)";
   }
 
   /** Binds the host's model call, the first time one is offered; later offers change nothing. */

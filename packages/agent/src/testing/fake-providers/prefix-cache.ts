@@ -72,10 +72,22 @@ export function promptUnitTokens(body: unknown): number[] {
   return promptUnits(body).map(unitTokens);
 }
 
-/** The request's prompt as units: everything but the messages, then each message. */
+/**
+ * The request's prompt as units: everything but the messages, then each message. The reply's
+ * length cap is no part of a prompt (no provider keys its cache on it), and Clew lowers it as the
+ * prompt fills a small window.
+ */
 function promptUnits(body: unknown): string[] {
   if (typeof body !== "object" || body === null) return [JSON.stringify(body) ?? ""];
-  const { messages, input, stream: _stream, ...head } = body as Record<string, unknown>;
+  const {
+    messages,
+    input,
+    stream: _stream,
+    max_tokens: _maxTokens,
+    max_completion_tokens: _maxCompletionTokens,
+    max_output_tokens: _maxOutputTokens,
+    ...head
+  } = body as Record<string, unknown>;
   const list = Array.isArray(messages) ? messages : Array.isArray(input) ? input : [];
   return [JSON.stringify(head), ...list.map((message) => JSON.stringify(message))];
 }
