@@ -99,6 +99,28 @@ describe("bootstrap", () => {
     ]);
   });
 
+  it("bootstrap and maintain get the session's context budget in runtimeContext, before any assemble", async () => {
+    const bootstrap = vi.fn<NonNullable<ContextEngine["bootstrap"]>>(async () => ({ bootstrapped: true }));
+    const maintain = vi.fn<NonNullable<ContextEngine["maintain"]>>(async () => ({
+      changed: false,
+      bytesFreed: 0,
+      rewrittenEntries: 0,
+    }));
+    const { host, sessions } = engineHost({ bootstrap, maintain });
+
+    await turn(host, sessions.open({ sessionId: "old", messages: conversation(1) }));
+    await turn(host, sessions.open({ sessionId: "small", messages: conversation(1) }), {
+      model: { ...testModel, contextWindow: 16_000 },
+    });
+
+    // The window less the reserve it affords: 100,000 − 20,000, and 16,000 − 8,000.
+    expect(paramsOf(bootstrap, 0).runtimeContext?.tokenBudget).toBe(80_000);
+    expect(maintain.mock.calls.map(([params]) => params.runtimeContext?.tokenBudget)).toEqual([
+      80_000, 80_000, 8_000, 8_000,
+    ]);
+    expect(paramsOf(bootstrap, 1).runtimeContext?.tokenBudget).toBe(8_000);
+  });
+
   it("a throwing bootstrap does not fail the turn", async () => {
     const { host, registry, sessions } = engineHost({
       bootstrap: async () => {

@@ -147,8 +147,7 @@ export class LosslessEngine implements ContextEngine {
   /** Stores the turn (`messages.slice(prePromptMessageCount)`), or the whole snapshot for a new session. */
   async afterTurn(params: AfterTurnParams): Promise<void> {
     this.noteHost(params.runtimeContext);
-    // The assembled budget (net of the system prompt) is the better figure; this one only fills a gap.
-    if (!this.budgets.has(params.sessionId)) this.budgets.remember(params.sessionId, params.tokenBudget);
+    this.budgets.fillGap(params.sessionId, params.tokenBudget);
     await this.parts?.writer.storeTurn(params);
   }
 
@@ -158,6 +157,7 @@ export class LosslessEngine implements ContextEngine {
    */
   async bootstrap(params: BootstrapParams): Promise<BootstrapResult> {
     this.noteHost(params.runtimeContext);
+    this.budgets.fillGap(params.sessionId, params.runtimeContext?.tokenBudget);
     if (this.store === undefined || this.parts === undefined)
       return { bootstrapped: false, reason: `lossless store unavailable: ${this.storeFailure}` };
     return bootstrapFromTranscript({
@@ -169,9 +169,14 @@ export class LosslessEngine implements ContextEngine {
     });
   }
 
-  /** Compacts in the background once the view passes `compactionThreshold` of the session's budget. */
+  /**
+   * Compacts in the background once the view passes `compactionThreshold` of the session's budget:
+   * assemble's, else the `tokenBudget` of `afterTurn` or of `runtimeContext` in `maintain` and
+   * `bootstrap` (a host's first maintain comes before its first assemble), else the default.
+   */
   async maintain(params: MaintainParams): Promise<ContextEngineMaintenanceResult> {
     this.noteHost(params.runtimeContext);
+    this.budgets.fillGap(params.sessionId, params.runtimeContext?.tokenBudget);
     const parts = this.parts;
     if (parts === undefined) return NO_MAINTENANCE;
     try {

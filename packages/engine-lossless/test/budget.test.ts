@@ -73,6 +73,34 @@ describe("assembly stays within the budget", () => {
     expect(await checkEveryBudget(engine, o200k, "o200k")).toBe(BUDGETS.length * 2);
   });
 
+  it("a host's first maintain, before any assemble, compacts toward the budget it names", async () => {
+    const engine = await engines.engine();
+    const total = countMessagesTokens(charEstimateTokenCounter, messages);
+    // A history imported at bootstrap, then the host's maintenance: the budget comes in
+    // runtimeContext, as Clew's host sends it (the window less its reserve).
+    await engine.ingestBatch({ sessionId: "named", messages });
+    await engine.maintain({
+      sessionId: "named",
+      sessionFile: "memory:named",
+      runtimeContext: { tokenBudget: Math.floor(total / 3) },
+    });
+    const named = (await engine.inspect("named")).lastCompaction;
+    expect(named?.budgetTokens).toBeLessThanOrEqual(Math.floor(total / 3));
+    expect(named?.tokensAfter).toBeLessThanOrEqual(Math.floor(total / 3));
+    // A later assemble's budget, net of the system prompt, is the better figure and replaces it:
+    // half of what is left is under the threshold, and the budget maintain names is not taken.
+    const smaller = Math.floor((named?.tokensAfter ?? 0) / 2);
+    await engine.assemble({ sessionId: "named", messages, tokenBudget: smaller });
+    await engine.maintain({
+      sessionId: "named",
+      sessionFile: "memory:named",
+      runtimeContext: { tokenBudget: total },
+    });
+    const second = (await engine.inspect("named")).lastCompaction;
+    expect(second?.passId).not.toBe(named?.passId);
+    expect(second?.budgetTokens).toBeLessThanOrEqual(smaller);
+  });
+
   it("keeps the newest quarter of the budget as raw messages after compaction", async () => {
     const engine = await engines.engine();
     await engine.afterTurn({

@@ -180,6 +180,16 @@ export class ContextEngineHost {
     return Math.max(0, Math.min(this.reserveTokens(), window - Math.min(8_000, Math.floor(window / 2))));
   }
 
+  /**
+   * The budget of a session's whole context on `model`, before the system prompt and the turn:
+   * the window less the reserve it can afford, at least 1. `afterTurn` and `maintain` get it as
+   * `tokenBudget` (assemble gets the finer figure, net of the system prompt and the turn).
+   */
+  contextBudget(model: HostModel): number {
+    const window = this.contextWindow(model);
+    return Math.max(1, window - this.effectiveReserveTokens(window));
+  }
+
   /** The window used for budgets: the model's, capped by `agents.defaults.contextTokens`. */
   contextWindow(model: HostModel): number {
     const cap = this.options.config?.agents?.defaults?.contextTokens;
@@ -269,7 +279,10 @@ export class ContextEngineHost {
             sessionTarget: sessionTargetOf(session),
             sessionFile: session.sessionFile,
             runtimeSettings: this.runtimeSettings(engine, model),
-            runtimeContext: this.runtimeContext(session),
+            runtimeContext: this.runtimeContext(
+              session,
+              model === undefined ? {} : { tokenBudget: this.contextBudget(model) },
+            ),
           }),
         );
       } catch (error) {
@@ -296,6 +309,7 @@ export class ContextEngineHost {
       const runtimeContext = this.runtimeContext(session, {
         maintenanceReason: reason,
         rewriteTranscriptEntries: (request) => session.rewriteTranscriptEntries(request),
+        ...(model === undefined ? {} : { tokenBudget: this.contextBudget(model) }),
       });
       if (mode === "background") runtimeContext.allowDeferredCompactionExecution = true;
       const result = await this.withRuntime(session, () =>

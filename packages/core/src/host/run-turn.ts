@@ -225,7 +225,7 @@ async function finalizeTurn(
           messages: snapshot,
           prePromptMessageCount: snapshot.length - turnMessages.length,
           isHeartbeat,
-          tokenBudget: afterTurnBudget(host, params.model),
+          tokenBudget: host.contextBudget(params.model),
           runtimeSettings: host.runtimeSettings(engine, params.model),
           runtimeContext: host.runtimeContext(session),
         });
@@ -286,12 +286,6 @@ async function recordFailedTurn(
  * How full the context is after the turn: the provider's own count for the last call (prompt plus
  * reply) when it reported one, plus an estimate of anything after that call; else an estimate.
  */
-/** afterTurn's budget: the window less the reserve it can afford, at least 1 (as assemble's). */
-function afterTurnBudget(host: ContextEngineHost, model: HostModel): number {
-  const window = host.contextWindow(model);
-  return Math.max(1, window - host.effectiveReserveTokens(window));
-}
-
 function contextTokensAfterTurn(
   host: ContextEngineHost,
   history: AgentMessage[],

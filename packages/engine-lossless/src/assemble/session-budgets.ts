@@ -38,8 +38,14 @@ export class SessionBudgets {
     return budget;
   }
 
-  has(sessionId: string): boolean {
-    return this.remembered.has(sessionId);
+  /**
+   * Keeps `tokenBudget` only when the session has none yet: the whole-context budget a host gives
+   * `afterTurn`, `maintain` and `bootstrap` fills a gap, while the budget assembly was given (net
+   * of the system prompt) is the better figure.
+   */
+  fillGap(sessionId: string, tokenBudget: unknown): void {
+    if (this.remembered.has(sessionId) || typeof tokenBudget !== "number") return;
+    this.remember(sessionId, tokenBudget);
   }
 
   /**
@@ -56,7 +62,10 @@ export class SessionBudgets {
     return Math.max(0, budget - this.tokensOf(addition) - Math.ceil(budget * this.options.budgetMargin));
   }
 
-  /** The target of a threshold compaction: the session's budget, as assembly would fill it. */
+  /**
+   * The target of a threshold compaction: the session's budget, as assembly would fill it
+   * (`defaultTokenBudget` while no host has named one).
+   */
   sessionTarget(sessionId: string): CompactionTarget {
     const budgetTokens = this.remembered.get(sessionId) ?? this.options.defaultTokenBudget;
     return { budgetTokens, targetTokens: this.usableWithoutTools(budgetTokens), source: "session" };
