@@ -328,6 +328,25 @@ describe("assemble", () => {
     expect(result.lastContext.assembled.estimatedTokens).toBe(5);
   });
 
+  it("an engine's cacheBoundary reaches the model step when it lies inside the list, never otherwise", async () => {
+    const seen: Array<number | undefined> = [];
+    for (const boundary of [2, 0, 4, 1.5, "2", -1]) {
+      const { host, sessions } = engineHost({
+        assemble: async (params) => ({
+          messages: params.messages.slice(-4),
+          estimatedTokens: 5,
+          cacheBoundary: boundary as number,
+        }),
+      });
+      const model = new EchoModel();
+      await turn(host, sessions.open({ sessionId: "s1", messages: conversation(3) }), {
+        callModel: model.step,
+      });
+      seen.push(model.requests[0]?.cacheBoundary);
+    }
+    expect(seen).toEqual([2, undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it("a systemPromptAddition is trimmed and prepended to the system prompt", async () => {
     const { host, sessions } = engineHost({
       assemble: async (params) => ({

@@ -130,6 +130,7 @@ describe.each([
     });
     expect(aware.messages.slice(0, -1)).toEqual(plain.messages);
     expect(plain.messages.some(isRecalledContext)).toBe(false);
+    expect(plain.cacheBoundary).toBeUndefined();
   });
 
   it("never repeats a message that is already raw in the context", async () => {
@@ -167,6 +168,9 @@ describe.each([
     expect(isRecalledContext(block)).toBe(true);
     // The same block as the turn's first call, so the loop's requests only grow at the end.
     expect(block).toEqual(first.messages.at(-1));
+    // The host is told where the part that changes with the prompt starts, in both calls.
+    expect(result.cacheBoundary).toBe(result.messages.length - 4);
+    expect(first.cacheBoundary).toBe(first.messages.length - 1);
     expect(orphanToolResults(result.messages)).toEqual([]);
     expect(countMessagesTokens(o200k, result.messages)).toBeLessThanOrEqual(4_000);
   });

@@ -19,6 +19,8 @@ export type CallModel = (
     signal?: AbortSignal;
     onEvent?: (event: AssistantMessageEvent) => void;
     contextProjection?: ContextEngineProjection;
+    /** The first message of the part that changes with every request (see `ModelStepRequest.cacheBoundary`). */
+    perRequestMessage?: Message;
   },
 ) => Promise<AssistantMessage>;
 
@@ -50,12 +52,14 @@ export function createModelStep(options: ModelStepOptions): ModelStepFunction {
     const callOptions: Parameters<CallModel>[1] = { onEvent: (event) => forwardStreamEvent(event, emit) };
     if (request.signal !== undefined) callOptions.signal = request.signal;
     if (request.contextProjection !== undefined) callOptions.contextProjection = request.contextProjection;
+    const messages = toProviderMessages(request.messages);
+    const perRequest =
+      request.cacheBoundary === undefined ? undefined : request.messages[request.cacheBoundary];
+    // Only a message the provider is sent (the filter keeps the very objects).
+    if (perRequest !== undefined && messages.includes(perRequest as Message))
+      callOptions.perRequestMessage = perRequest as Message;
     const assistant = await options.callModel(
-      {
-        systemPrompt: request.systemPrompt,
-        messages: toProviderMessages(request.messages),
-        tools: toolSchemas(options.tools),
-      },
+      { systemPrompt: request.systemPrompt, messages, tools: toolSchemas(options.tools) },
       callOptions,
     );
     if (assistant.stopReason === "error" && options.isOverflow(assistant)) {

@@ -13,6 +13,7 @@ import { formatHelp } from "../commands/format-help.js";
 import { formatUsageFooter } from "../commands/format-usage-footer.js";
 import { parseChatInput } from "../commands/parse-chat-input.js";
 import type { SessionSettings } from "../commands/settings.js";
+import { withCacheBreakpoints } from "../providers/anthropic-cache.js";
 import { callModel, isOverflowMessage } from "../providers/call-model.js";
 import { replyTokenCap } from "../providers/reply-cap.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
@@ -126,8 +127,10 @@ async function runModelTurn(
             tools: context.tools,
             counter: runtime.host.tokenCounter,
           });
+          const { perRequestMessage, onPayload, ...passed } = callOptions;
           return callModel(resolved, context, {
-            ...callOptions,
+            ...passed,
+            onPayload: withCacheBreakpoints(open.cacheAnchors.hook(perRequestMessage), onPayload),
             ...(maxTokens === undefined ? {} : { maxTokens }),
             sessionId: open.session.sessionId,
             ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"

@@ -13,6 +13,7 @@ import {
   UnknownSessionError,
 } from "@clew/core";
 import type { PluginCommandRegistry } from "../commands/plugin-commands.js";
+import { AnthropicCacheAnchors } from "../providers/anthropic-cache.js";
 import { createThreadState, type ThreadState } from "../threads/thread-state.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { AgentRuntime } from "./agent-runtime.js";
@@ -57,6 +58,8 @@ export interface OpenSession {
   lastRequestMessages?: AgentMessage[];
   /** The provider-side thread this session continues, for APIs that keep one. */
   threadState: ThreadState;
+  /** Where this session's previous request's cacheable prefix ended (Anthropic's breakpoints). */
+  cacheAnchors: AnthropicCacheAnchors;
 }
 
 /**
@@ -241,6 +244,7 @@ export class LocalAgentService implements AgentService {
       queue: Promise.resolve(),
       controllers: new Set(),
       threadState: createThreadState(),
+      cacheAnchors: new AnthropicCacheAnchors(),
     };
     this.open.set(key, opened);
     return opened;

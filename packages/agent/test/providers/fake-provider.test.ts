@@ -4,6 +4,7 @@ import {
   promptUnitTokens,
   scriptedReplies,
   startFakeProvider,
+  withBreakpointCache,
   withPrefixCache,
 } from "@clew/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -100,6 +101,48 @@ describe("fake providers", () => {
       cacheRead: units.reduce((sum, tokens) => sum + tokens, 0),
     });
     expect(cache.script(request(3, { temperature: 0 })).usage).toMatchObject({ cacheRead: 0 });
+  });
+
+  it("models Anthropic's cache: prefixes written at breakpoints, read up to 20 blocks back, markers aside", () => {
+    const cache = withBreakpointCache(() => ({ text: "ok" }));
+    const block = (text: string, marked = false) => ({
+      type: "text",
+      text,
+      ...(marked ? { cache_control: { type: "ephemeral" } } : {}),
+    });
+    const body = (count: number, marks: number[]) => ({
+      system: [block("be brief")],
+      messages: Array.from({ length: count }, (_, index) => ({
+        role: index % 2 === 0 ? "user" : "assistant",
+        content: [block(`message ${index}`, marks.includes(index))],
+      })),
+    });
+    const request = (index: number, value: unknown) => ({
+      index,
+      method: "POST",
+      path: "/",
+      headers: {},
+      body: value,
+    });
+    const tokensThrough = (count: number) =>
+      [
+        { type: "text", text: "be brief" },
+        ...Array.from({ length: count }, (_, i) => ({
+          ...block(`message ${i}`),
+          role: i % 2 === 0 ? "user" : "assistant",
+        })),
+      ].reduce((sum, b) => sum + Math.ceil(JSON.stringify(b).length / 4), 0);
+
+    cache.script(request(0, body(5, [4])));
+    // 10 blocks on, the breakpoint finds the prefix written at message 4 (markers are no part of it).
+    expect(cache.script(request(1, body(15, [14]))).usage).toMatchObject({ cacheRead: tokensThrough(5) });
+    // 30 blocks on, past the lookback, only the prefix written by the call before is in reach.
+    expect(cache.script(request(2, body(40, [39]))).usage).toMatchObject({ cacheRead: 0 });
+    // A breakpoint exactly where an earlier one ended reads it, wherever the last one is.
+    expect(cache.script(request(3, body(80, [39, 79]))).usage).toMatchObject({
+      cacheRead: tokensThrough(40),
+    });
+    expect(cache.breakpoints).toEqual([1, 1, 1, 2]);
   });
 
   it("refuses an empty script", () => {

@@ -165,6 +165,14 @@ export interface AssembleResult {
   /** Prepended to this run's system prompt. */
   systemPromptAddition?: string;
   contextProjection?: ContextEngineProjection;
+  /**
+   * Clew extension (other hosts ignore it): the index in `messages` where a part that changes with
+   * every request starts (query-aware evidence for the pending prompt); the messages before it
+   * come back unchanged at the head of the next assembly unless a compaction comes between. A
+   * provider whose prompt cache works from explicit breakpoints (Anthropic's) is given one there,
+   * so the next turn can read that prefix. Absent: nothing in `messages` changes per request.
+   */
+  cacheBoundary?: number;
 }
 
 export interface CompactParams extends SessionParams {

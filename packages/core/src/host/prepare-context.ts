@@ -28,7 +28,7 @@ export interface PreparedContext {
   systemPrompt: string;
   assembled: Pick<
     AssembleResult,
-    "estimatedTokens" | "promptAuthority" | "systemPromptAddition" | "contextProjection"
+    "estimatedTokens" | "promptAuthority" | "systemPromptAddition" | "contextProjection" | "cacheBoundary"
   >;
   /** False when assemble failed and the pipeline messages were used. */
   assemblySucceeded: boolean;
@@ -117,7 +117,8 @@ export async function prepareContext(
   const prepared: PreparedContext = {
     messages,
     systemPrompt,
-    assembled: assembled === undefined ? { estimatedTokens: 0 } : pickAssembleFacts(assembled),
+    assembled:
+      assembled === undefined ? { estimatedTokens: 0 } : pickAssembleFacts(assembled, messages.length),
     assemblySucceeded: assembled !== undefined,
     tokenBudget,
     estimatedPromptTokens,
@@ -142,13 +143,24 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-function pickAssembleFacts(result: AssembleResult): PreparedContext["assembled"] {
+/** `sentCount`: how many messages go out after pruning; a boundary holds only if none were removed. */
+function pickAssembleFacts(result: AssembleResult, sentCount: number): PreparedContext["assembled"] {
   const facts: PreparedContext["assembled"] = {
     estimatedTokens: typeof result.estimatedTokens === "number" ? result.estimatedTokens : 0,
   };
   if (result.promptAuthority !== undefined) facts.promptAuthority = result.promptAuthority;
   if (result.systemPromptAddition !== undefined) facts.systemPromptAddition = result.systemPromptAddition;
   if (result.contextProjection !== undefined) facts.contextProjection = result.contextProjection;
+  const boundary = result.cacheBoundary;
+  // Only a position inside the list: anything else is ignored, never trusted.
+  const count = result.messages.length;
+  if (
+    Number.isInteger(boundary) &&
+    (boundary as number) > 0 &&
+    (boundary as number) < count &&
+    count === sentCount
+  )
+    facts.cacheBoundary = boundary as number;
   return facts;
 }
 

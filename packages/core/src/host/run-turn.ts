@@ -25,6 +25,11 @@ export interface ModelStepRequest {
   signal?: AbortSignal;
   /** How the engine wants its context projected (server threads reuse it per `epoch`). */
   contextProjection?: ContextEngineProjection;
+  /**
+   * Index in `messages` where the part that changes with every request starts (the engine's
+   * `cacheBoundary`); the messages before it are the prefix a provider's prompt cache can keep.
+   */
+  cacheBoundary?: number;
 }
 
 export interface ModelStepResult {
@@ -148,6 +153,9 @@ export async function runContextEngineTurn(
           ...(prepared.assembled.contextProjection === undefined
             ? {}
             : { contextProjection: prepared.assembled.contextProjection }),
+          ...(prepared.assembled.cacheBoundary === undefined
+            ? {}
+            : { cacheBoundary: prepared.assembled.cacheBoundary }),
         });
       } catch (error) {
         if (!isOverflow(error) || isAbortForSignal(error, params.signal)) throw error;

@@ -10,7 +10,7 @@ import type { StoreParts } from "../engine-parts.js";
 import type { SessionView } from "../view/session-view.js";
 import type { AssembledView } from "./assemble-view.js";
 import { assembleWithDigest, DigestCache } from "./history-digest.js";
-import { placeEvidence } from "./recall-evidence.js";
+import { evidencePosition, placeEvidence } from "./recall-evidence.js";
 
 export interface TurnAssemblerOptions {
   counter: TokenCounter;
@@ -65,13 +65,19 @@ export class TurnAssembler {
     });
     this.warnOnUnmatchedHistory(sessionId, assembled);
     this.noteAssembly(parts, request, view, assembled, evidence?.tokens);
-    return {
-      messages:
-        evidence === undefined
-          ? assembled.messages
-          : placeEvidence(assembled.messages, assembled.live, evidence.message),
+    const result: Omit<AssembleResult, "systemPromptAddition"> = {
+      messages: assembled.messages,
       estimatedTokens: assembled.tokens + (evidence?.tokens ?? 0),
       promptAuthority: "assembled",
+    };
+    if (evidence === undefined) return result;
+    // The block is the one part of the context that changes with every request: the prefix
+    // before it is what the next assembly repeats (see `AssembleResult.cacheBoundary`).
+    const boundary = evidencePosition(assembled.messages, assembled.live);
+    return {
+      ...result,
+      messages: placeEvidence(assembled.messages, assembled.live, evidence.message),
+      ...(boundary > 0 ? { cacheBoundary: boundary } : {}),
     };
   }
 

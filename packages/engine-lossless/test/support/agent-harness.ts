@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalAgentService, ToolRegistry } from "@clew/agent";
-import { type FakeScript, startFakeProvider } from "@clew/agent/testing";
+import { type FakeProtocol, type FakeScript, startFakeProvider } from "@clew/agent/testing";
 import { type ClewConfig, createContextEngineRegistry, createTokenCounter, MemoryLogger } from "@clew/core";
 import { loadPlugins } from "@clew/plugins";
 
@@ -16,10 +16,16 @@ const LOSSLESS_PLUGIN_DIR = join(import.meta.dirname, "..", "..");
  */
 export async function createLosslessAgent(
   script: FakeScript,
-  options: { contextWindow?: number; maxTokens?: number; pluginConfig?: Record<string, unknown> } = {},
+  options: {
+    contextWindow?: number;
+    maxTokens?: number;
+    pluginConfig?: Record<string, unknown>;
+    protocol?: FakeProtocol;
+  } = {},
 ) {
   const home = await mkdtemp(join(tmpdir(), "clew-lossless-agent-"));
-  const fake = await startFakeProvider({ protocol: "openai-completions", script });
+  const protocol = options.protocol ?? "openai-completions";
+  const fake = await startFakeProvider({ protocol, script });
   const config: ClewConfig = {
     plugins: {
       load: { paths: [LOSSLESS_PLUGIN_DIR] },
@@ -31,7 +37,7 @@ export async function createLosslessAgent(
     models: {
       providers: {
         fake: {
-          api: "openai-completions",
+          api: protocol,
           baseUrl: fake.baseUrl,
           models: [
             {

@@ -1,3 +1,4 @@
+export { type BreakpointCache, LOOKBACK_BLOCKS, withBreakpointCache } from "./breakpoint-cache.js";
 export { scriptedReplies, startFakeProvider } from "./fake-provider.js";
 export { type PrefixCache, PromptPrefixCache, promptUnitTokens, withPrefixCache } from "./prefix-cache.js";
 export type {
