@@ -30,6 +30,9 @@ export async function maybeFlushMemory(
   const due = shouldRunMemoryFlush({
     contextTokens,
     window: run.window,
+    // The reserve the host's own budgets keep (a 16k window affords 8,000, not 20,000), so the
+    // flush comes just before the compaction it precedes, on small windows too.
+    reserveFloor: open.runtime.host.effectiveReserveTokens(run.window),
     compactionCount: entry.compactionCount,
     ...(lastFlush === undefined ? {} : { lastFlushCompactionCount: lastFlush }),
   });

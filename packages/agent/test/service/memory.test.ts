@@ -53,4 +53,24 @@ describe("memory-core in the agent", () => {
     expect(fake.requests).toHaveLength(5);
     expect(await readdir(join(home, "agents/main/workspace/memory"))).toEqual(["notes.md"]);
   });
+
+  it("flushes on a 16k window too, once the context passes 16,000 − 8,000 − 4,000 tokens", async () => {
+    harness = await createServiceHarness({
+      contextWindow: 16_000,
+      replies: [
+        // A 16k window affords a reserve of 8,000: the flush line is at 4,000 tokens. The default
+        // reserve of 20,000 put it below zero, and such a window never flushed.
+        { text: "noted", usage: { input: 5_000, output: 10 } },
+        { text: "NO_REPLY" },
+        { text: "Here is the answer." },
+      ],
+    });
+    const { service, fake } = harness;
+    await service.createSession({ sessionKey: "agent:main:main" });
+    await service.sendMessage("agent:main:main", "remember the deploy schedule");
+    expect(await service.sendMessage("agent:main:main", "what next?")).toMatchObject({
+      text: "Here is the answer.",
+    });
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain("Pre-compaction memory flush");
+  });
 });

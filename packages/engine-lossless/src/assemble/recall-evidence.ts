@@ -96,7 +96,7 @@ export function placeEvidence(
 }
 
 /** Where `placeEvidence` puts the block: the index it takes in the list it returns. */
-export function evidencePosition(messages: readonly AgentMessage[], liveCount: number): number {
+function evidencePosition(messages: readonly AgentMessage[], liveCount: number): number {
   const liveStart = Math.max(0, messages.length - liveCount);
   const turnStart = runningTurnStart(messages.slice(liveStart));
   let at = liveCount === 0 ? messages.length : liveStart + Math.max(0, turnStart);

@@ -10,7 +10,7 @@ import type { StoreParts } from "../engine-parts.js";
 import type { SessionView } from "../view/session-view.js";
 import type { AssembledView } from "./assemble-view.js";
 import { assembleWithDigest, DigestCache } from "./history-digest.js";
-import { evidencePosition, placeEvidence } from "./recall-evidence.js";
+import { placeEvidence } from "./recall-evidence.js";
 
 export interface TurnAssemblerOptions {
   counter: TokenCounter;
@@ -73,12 +73,9 @@ export class TurnAssembler {
     if (evidence === undefined) return result;
     // The block is the one part of the context that changes with every request: the prefix
     // before it is what the next assembly repeats (see `AssembleResult.cacheBoundary`).
-    const boundary = evidencePosition(assembled.messages, assembled.live);
-    return {
-      ...result,
-      messages: placeEvidence(assembled.messages, assembled.live, evidence.message),
-      ...(boundary > 0 ? { cacheBoundary: boundary } : {}),
-    };
+    const placed = placeEvidence(assembled.messages, assembled.live, evidence.message);
+    const boundary = placed.indexOf(evidence.message);
+    return { ...result, messages: placed, ...(boundary > 0 ? { cacheBoundary: boundary } : {}) };
   }
 
   clear(): void {
