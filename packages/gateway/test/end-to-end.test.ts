@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalAgentService } from "@clew/agent";
 import { type FakeProvider, type FakeReply, startFakeProvider } from "@clew/agent/testing";
-import { type ClewConfig, createTokenCounter, JsonlTranscriptStore, MemoryLogger } from "@clew/core";
+import {
+  type AgentMessage,
+  type ClewConfig,
+  createTokenCounter,
+  isHousekeepingMessage,
+  JsonlTranscriptStore,
+  MemoryLogger,
+} from "@clew/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../src/index.js";
 
@@ -132,7 +139,14 @@ describe("gateway + fake provider + legacy engine", () => {
     const messages = entries
       .filter((entry) => entry.type === "message")
       .map((entry) => entry.message as { role: string; content: unknown });
-    expect(messages.filter((message) => message.role === "user")).toHaveLength(TURNS);
+    // The user's turns, and the memory flush's silent turns before compactions (its line is at
+    // 24,000 − 4,000 − 4,000 tokens: the reserve the compaction uses, less the soft threshold).
+    const flushes = messages.filter(
+      (message) => message.role === "user" && isHousekeepingMessage(message as AgentMessage),
+    );
+    expect(flushes.length).toBeGreaterThanOrEqual(1);
+    expect(flushes.length).toBeLessThanOrEqual(compactions + 1);
+    expect(messages.filter((message) => message.role === "user")).toHaveLength(TURNS + flushes.length);
     expect(messages.filter((message) => message.role === "toolResult")).toHaveLength(TURNS / 3);
     expect(entries.filter((entry) => entry.type === "compaction")).toHaveLength(compactions);
     expect(compactions).toBe(triggers.length);

@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message } from "@mariozechner/pi-ai";
-import type { PayloadHook } from "../threads/thread-projection.js";
+import type { PayloadHook } from "./payload-hooks.js";
 
 /** Anthropic's limit of breakpoints per request. */
 const MAX_BREAKPOINTS = 4;
@@ -33,23 +33,28 @@ interface PayloadMessage {
 /** Breakpoints of one session's requests; keeps the end of the last stable prefix between calls. */
 export class AnthropicCacheAnchors {
   /**
-   * The message that ended the previous request's stable prefix: its index among the payload's
-   * messages (a prefix sent again converts to the same messages, so it keeps its index) and a
-   * digest of it, so a history that changed since (a compaction) is not mistaken for it.
+   * Where the latest stable prefix ended: its last message's index among the payload's messages (a
+   * prefix sent again converts to the same messages, so it keeps its index) and a digest of the
+   * whole prefix up to it, so a history that changed since (a compaction) is never taken for it.
+   * Kept through requests without a per-request part (a memory flush, a turn with no block).
    */
   private anchor: { index: number; digest: string } | undefined;
 
   /**
    * The payload hook of one request: `perRequest` is the first message of the part that changes
    * with every request (`ModelStepRequest.cacheBoundary`), undefined when there is none. Leaves
-   * payloads of other APIs alone.
+   * payloads of other APIs alone, and adds nothing where pi-ai placed no breakpoint of its own
+   * (caching turned off); the marker is pi-ai's own, so its lifetime (`PI_CACHE_RETENTION`) is
+   * the same on every breakpoint, as Anthropic requires.
    */
   hook(perRequest: Message | undefined): PayloadHook {
     return (payload, model) => {
       if (model.api !== "anthropic-messages") return undefined;
-      const messages = (payload as { messages?: unknown }).messages;
-      if (!Array.isArray(messages)) return undefined;
-      this.place(payload as Record<string, unknown>, messages as PayloadMessage[], perRequest);
+      const body = payload as Record<string, unknown>;
+      const messages = body.messages;
+      const marker = markerOf(body);
+      if (!Array.isArray(messages) || marker === undefined) return undefined;
+      this.place(body, messages as PayloadMessage[], perRequest, marker);
       return payload;
     };
   }
@@ -58,32 +63,63 @@ export class AnthropicCacheAnchors {
     payload: Record<string, unknown>,
     messages: PayloadMessage[],
     perRequest: Message | undefined,
+    marker: unknown,
   ) {
     const boundary = perRequest === undefined ? -1 : findPerRequest(messages, textOf(perRequest));
     const write = boundary > 0 ? boundary - 1 : undefined;
+    const digests = prefixDigests(messages, Math.max(write ?? -1, this.anchor?.index ?? -1));
     const previous = this.anchor;
-    this.anchor =
-      write === undefined ? undefined : { index: write, digest: digestOf(messages[write] as PayloadMessage) };
-    // A previous anchor elsewhere that this request still holds: the prefix the previous request
-    // wrote, read here (the next step of a tool loop has it in the same place: one breakpoint).
+    if (write !== undefined) this.anchor = { index: write, digest: digests[write] as string };
+    // The prefix the previous request wrote, when this one still holds it, read here (the next
+    // step of a tool loop has it in the same place: one breakpoint).
     const read =
-      previous !== undefined &&
-      previous.index !== write &&
-      previous.index < messages.length &&
-      digestOf(messages[previous.index] as PayloadMessage) === previous.digest
+      previous !== undefined && previous.index !== write && digests[previous.index] === previous.digest
         ? previous.index
         : undefined;
-    const wanted = [write, read].filter(
-      (index, position, all): index is number =>
-        index !== undefined &&
-        all.indexOf(index) === position &&
-        !isMarked(messages[index] as PayloadMessage),
-    );
-    for (const index of wanted) {
+    for (const index of [write, read]) {
+      if (index === undefined) continue;
+      const message = messages[index] as PayloadMessage;
+      if (isMarked(message) || !canMark(message)) continue;
       if (countBreakpoints(payload) >= MAX_BREAKPOINTS && !releaseSystemBreakpoint(payload)) return;
-      markLastBlock(messages[index] as PayloadMessage);
+      markLastBlock(message, marker);
     }
   }
+}
+
+/** pi-ai's marker on the system prompt, the last tool or the last message; undefined when none. */
+function markerOf(payload: Record<string, unknown>): unknown {
+  const messages = Array.isArray(payload.messages) ? (payload.messages as PayloadMessage[]) : [];
+  const blocks = [
+    ...(Array.isArray(payload.system) ? (payload.system as Block[]) : []),
+    ...(Array.isArray(payload.tools) ? (payload.tools as Block[]) : []),
+    ...messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as Block[]) : [])),
+  ];
+  const marker = blocks.find((block) => block.cache_control !== undefined)?.cache_control;
+  return marker === undefined ? undefined : structuredClone(marker);
+}
+
+/**
+ * Digests of the prefixes ending at messages 0..`through`: each message's role and blocks (a string
+ * as one text block, markers left out), chained, as the cache sees a prefix.
+ */
+function prefixDigests(messages: readonly PayloadMessage[], through: number): string[] {
+  const digests: string[] = [];
+  let previous = "";
+  for (let index = 0; index <= through && index < messages.length; index++) {
+    const message = messages[index] as PayloadMessage;
+    const blocks =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : Array.isArray(message.content)
+          ? (message.content as Block[]).map(({ cache_control: _marker, ...block }) => block)
+          : [];
+    previous = createHash("sha256")
+      .update(previous)
+      .update(JSON.stringify({ role: message.role, blocks }))
+      .digest("hex");
+    digests.push(previous);
+  }
+  return digests;
 }
 
 /** The payload message that carries the per-request part: a user message with its text, last first. */
@@ -110,35 +146,30 @@ function payloadText(message: PayloadMessage): string | undefined {
     .join("");
 }
 
-/** The message as the cache sees it: its role and blocks, a string as one text block, no markers. */
-function digestOf(message: PayloadMessage): string {
-  const blocks =
-    typeof message.content === "string"
-      ? [{ type: "text", text: message.content }]
-      : Array.isArray(message.content)
-        ? (message.content as Block[]).map(({ cache_control: _marker, ...block }) => block)
-        : [];
-  return createHash("sha256")
-    .update(JSON.stringify({ role: message.role, blocks }))
-    .digest("hex");
-}
-
 function isMarked(message: PayloadMessage): boolean {
   return Array.isArray(message.content) && (message.content as Block[]).some((block) => block.cache_control);
 }
 
-/** Puts a breakpoint on the message's last block that can carry one (a string becomes a text block). */
-function markLastBlock(message: PayloadMessage): void {
+/** Whether the message has a block that can carry a breakpoint (thinking blocks cannot). */
+function canMark(message: PayloadMessage): boolean {
+  if (typeof message.content === "string") return message.content.length > 0;
+  return (
+    Array.isArray(message.content) &&
+    (message.content as Block[]).some((block) => !UNMARKABLE.has(String(block.type)))
+  );
+}
+
+/** Puts `marker` on the message's last block that can carry it (a string becomes a text block). */
+function markLastBlock(message: PayloadMessage, marker: unknown): void {
   if (typeof message.content === "string") {
-    message.content = [{ type: "text", text: message.content, cache_control: { type: "ephemeral" } }];
+    message.content = [{ type: "text", text: message.content, cache_control: structuredClone(marker) }];
     return;
   }
-  if (!Array.isArray(message.content)) return;
   const blocks = message.content as Block[];
   for (let index = blocks.length - 1; index >= 0; index--) {
     const block = blocks[index] as Block;
     if (UNMARKABLE.has(String(block.type))) continue;
-    block.cache_control = { type: "ephemeral" };
+    block.cache_control = structuredClone(marker);
     return;
   }
 }
@@ -165,13 +196,4 @@ function releaseSystemBreakpoint(payload: Record<string, unknown>): boolean {
   const marked = (system as Block[]).filter((block) => block.cache_control);
   for (const block of marked) delete block.cache_control;
   return marked.length > 0;
-}
-
-/** `breakpoints` after `first` (a thread projection's hook, which only rewrites other APIs). */
-export function withCacheBreakpoints(breakpoints: PayloadHook, first: PayloadHook | undefined): PayloadHook {
-  if (first === undefined) return breakpoints;
-  return async (payload, model) => {
-    const rewritten = (await first(payload, model)) ?? payload;
-    return (await breakpoints(rewritten, model)) ?? rewritten;
-  };
 }

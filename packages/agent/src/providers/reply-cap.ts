@@ -10,6 +10,7 @@ import {
   type TokenCounter,
 } from "@clew/core";
 import type { Message, Tool } from "@mariozechner/pi-ai";
+import type { PayloadHook } from "./payload-hooks.js";
 
 /** pi-ai's own ceiling on the default reply length. */
 const PI_DEFAULT_MAX_TOKENS = 32_000;
@@ -42,4 +43,40 @@ export function replyTokenCap(input: ReplyCapInput): number | undefined {
   const room = input.contextWindow - Math.ceil(promptTokens * PRECHECK_SAFETY_MARGIN);
   if (room >= piDefault) return undefined;
   return Math.max(MIN_REPLY_TOKENS, room);
+}
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * Holds the request body to `cap` reply tokens whatever pi-ai added on top of `maxTokens`: for a
+ * budget-thinking Anthropic model it asks for the cap plus the thinking budget. Clamps every
+ * reply-length field pi-ai writes (`max_tokens`, `max_completion_tokens`, `max_output_tokens`,
+ * Google's `generationConfig.maxOutputTokens`); Anthropic's `thinking.budget_tokens` must stay
+ * below `max_tokens` and at 1,024 or more, so it is lowered, or thinking is left off for this call
+ * when even 1,024 does not fit.
+ */
+export function capReplyInPayload(cap: number): PayloadHook {
+  return (payload) => {
+    if (typeof payload !== "object" || payload === null) return undefined;
+    const body = payload as Record<string, unknown>;
+    for (const field of ["max_tokens", "max_completion_tokens", "max_output_tokens"]) {
+      const value = body[field];
+      if (typeof value === "number" && value > cap) body[field] = cap;
+    }
+    const generation = body.generationConfig as Record<string, unknown> | undefined;
+    if (typeof generation?.maxOutputTokens === "number" && generation.maxOutputTokens > cap)
+      generation.maxOutputTokens = cap;
+    const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+    const maxTokens = body.max_tokens;
+    if (
+      thinking?.type === "enabled" &&
+      typeof thinking.budget_tokens === "number" &&
+      typeof maxTokens === "number"
+    ) {
+      if (maxTokens - 1 < MIN_THINKING_BUDGET) body.thinking = { type: "disabled" };
+      else if (thinking.budget_tokens >= maxTokens) thinking.budget_tokens = maxTokens - 1;
+    }
+    return body;
+  };
 }

@@ -13,9 +13,9 @@ import { formatHelp } from "../commands/format-help.js";
 import { formatUsageFooter } from "../commands/format-usage-footer.js";
 import { parseChatInput } from "../commands/parse-chat-input.js";
 import type { SessionSettings } from "../commands/settings.js";
-import { withCacheBreakpoints } from "../providers/anthropic-cache.js";
 import { callModel, isOverflowMessage } from "../providers/call-model.js";
-import { replyTokenCap } from "../providers/reply-cap.js";
+import { chainPayloadHooks } from "../providers/payload-hooks.js";
+import { capReplyInPayload, replyTokenCap } from "../providers/reply-cap.js";
 import { type ResolvedModel, resolveModel } from "../providers/resolve-model.js";
 import type { TurnEvent } from "../runner/events.js";
 import { createModelStep } from "../runner/model-step.js";
@@ -130,7 +130,11 @@ async function runModelTurn(
           const { perRequestMessage, onPayload, ...passed } = callOptions;
           return callModel(resolved, context, {
             ...passed,
-            onPayload: withCacheBreakpoints(open.cacheAnchors.hook(perRequestMessage), onPayload),
+            onPayload: chainPayloadHooks(
+              onPayload,
+              maxTokens === undefined ? undefined : capReplyInPayload(maxTokens),
+              open.cacheAnchors.hook(perRequestMessage),
+            ),
             ...(maxTokens === undefined ? {} : { maxTokens }),
             sessionId: open.session.sessionId,
             ...(settings.thinkingLevel === undefined || settings.thinkingLevel === "off"

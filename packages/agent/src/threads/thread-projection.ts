@@ -5,8 +5,10 @@
  * reply as `previous_response_id`. Everything else (`per_turn`, no projection, another API) is
  * projected every call, unchanged.
  */
+
 import type { AgentMessage, AssistantMessage, ContextEngineProjection } from "@clew/core";
 import type { Api, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { PayloadHook } from "../providers/payload-hooks.js";
 import type { CallModel } from "../runner/model-step.js";
 import {
   bootstrapPayload,
@@ -20,7 +22,7 @@ import { resetThreadState, type ThreadState } from "./thread-state.js";
 /** APIs whose server keeps a thread that `previous_response_id` continues. */
 export const THREAD_PROJECTION_APIS: readonly string[] = ["openai-responses"];
 
-export type PayloadHook = NonNullable<SimpleStreamOptions["onPayload"]>;
+export type { PayloadHook };
 
 /** The options of a `CallModel`, plus the projection of the context this call sends. */
 export type ThreadCallOptions = Parameters<CallModel>[1] & {

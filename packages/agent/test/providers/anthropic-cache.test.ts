@@ -1,6 +1,7 @@
 import type { Api, Message, Model } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { AnthropicCacheAnchors, withCacheBreakpoints } from "../../src/providers/anthropic-cache.js";
+import { AnthropicCacheAnchors } from "../../src/providers/anthropic-cache.js";
+import { chainPayloadHooks } from "../../src/providers/payload-hooks.js";
 
 const anthropic = { api: "anthropic-messages" } as Model<Api>;
 const openai = { api: "openai-completions" } as Model<Api>;
@@ -161,15 +162,71 @@ describe("AnthropicCacheAnchors", () => {
     expect(JSON.stringify(other)).toBe(before);
   });
 
-  it("runs after a thread projection's own hook", async () => {
+  it("runs on the body the hook before it returned", async () => {
     const anchors = new AnthropicCacheAnchors();
-    const first = async (body: unknown) => ({ ...(body as Payload), metadata: { projected: true } });
-    const body = payload(history, "[Recalled context] a", "q");
-    const result = (await withCacheBreakpoints(anchors.hook(evidence("[Recalled context] a")), first)(
-      body,
+    // A hook that returns a new body with one more message in front: the indices shift by one.
+    const first = async (body: unknown) => {
+      const copy = structuredClone(body as Payload);
+      return { ...copy, messages: [{ role: "user", content: "projected" }, ...copy.messages] };
+    };
+    const hook = chainPayloadHooks(first, anchors.hook(evidence("[Recalled context] a")));
+    const result = (await hook?.(payload(history, "[Recalled context] a", "q"), anthropic)) as Payload;
+    expect(marked(result)).toEqual([4, 6]);
+  });
+
+  it("uses pi-ai's own marker, so every breakpoint has its lifetime, and adds none where it placed none", async () => {
+    const anchors = new AnthropicCacheAnchors();
+    const long = payload(history, "[Recalled context] a", "q");
+    const hour = { type: "ephemeral", ttl: "1h" };
+    for (const block of [...(long.tools ?? []), ...(long.system ?? [])])
+      if (block.cache_control) block.cache_control = { ...hour };
+    (long.messages.at(-1)?.content as Block[])[0] = { type: "text", text: "q", cache_control: { ...hour } };
+    await anchors.hook(evidence("[Recalled context] a"))(long, anthropic);
+    expect((long.messages[3]?.content as Block[])[0]?.cache_control).toEqual(hour);
+
+    const uncached = payload(history, "[Recalled context] a", "q");
+    for (const block of [
+      ...(uncached.tools ?? []),
+      ...(uncached.system ?? []),
+      ...(uncached.messages.at(-1)?.content as Block[]),
+    ])
+      delete block.cache_control;
+    expect(
+      await new AnthropicCacheAnchors().hook(evidence("[Recalled context] a"))(uncached, anthropic),
+    ).toBeUndefined();
+    expect(count(uncached)).toBe(0);
+  });
+
+  it("keeps the anchor through a request without a block, and never reads a prefix that changed", async () => {
+    const anchors = new AnthropicCacheAnchors();
+    await anchors.hook(evidence("[Recalled context] a"))(
+      payload(history, "[Recalled context] a", "q"),
       anthropic,
-    )) as Payload & { metadata?: unknown };
-    expect(result.metadata).toEqual({ projected: true });
-    expect(marked(result)).toEqual([3, 5]);
+    );
+    const longer = [...history, { role: "user", content: "q" }, { role: "assistant", content: "a" }];
+    // A memory flush in between: no block, so no new anchor; the next turn still reads message 3.
+    await anchors.hook(undefined)(payload(longer, undefined, "flush"), anthropic);
+    const next = payload(
+      [...longer, { role: "user", content: "flush" }, { role: "assistant", content: "NO_REPLY" }],
+      "[Recalled context] b",
+      "r",
+    );
+    await anchors.hook(evidence("[Recalled context] b"))(next, anthropic);
+    expect(marked(next)).toEqual([3, 7, 9]);
+
+    // The same message at the same index after a different history (a compaction rewrote the
+    // start): not the prefix that was written, so nothing is read there.
+    const again = new AnthropicCacheAnchors();
+    await again.hook(evidence("[Recalled context] a"))(
+      payload(history, "[Recalled context] a", "q"),
+      anthropic,
+    );
+    const compacted = payload(
+      [{ role: "user", content: "a summary of everything" }, ...structuredClone(longer).slice(1)],
+      "[Recalled context] c",
+      "s",
+    );
+    await again.hook(evidence("[Recalled context] c"))(compacted, anthropic);
+    expect(marked(compacted)).toEqual([5, 7]);
   });
 });

@@ -1,7 +1,7 @@
 import { charEstimateTokenCounter, PRECHECK_SAFETY_MARGIN } from "@clew/core";
-import type { Message, Tool } from "@mariozechner/pi-ai";
+import type { Api, Message, Model, Tool } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { MIN_REPLY_TOKENS, replyTokenCap } from "../../src/providers/reply-cap.js";
+import { capReplyInPayload, MIN_REPLY_TOKENS, replyTokenCap } from "../../src/providers/reply-cap.js";
 
 const counter = charEstimateTokenCounter;
 const user = (chars: number): Message => ({ role: "user", content: "u".repeat(chars), timestamp: 1 });
@@ -55,5 +55,32 @@ describe("replyTokenCap", () => {
 
   it("never asks for less than the floor: a prompt that fills the window is an overflow for recovery", () => {
     expect(cap(8_000, 8_192, [user(40_000)])).toBe(MIN_REPLY_TOKENS);
+  });
+
+  it("holds the body to the cap whatever pi-ai added for thinking, with Anthropic's budget below it", async () => {
+    const model = { api: "anthropic-messages" } as Model<Api>;
+    // pi-ai asks for the cap plus a 2,048-token thinking budget.
+    const budget = { max_tokens: 7_248, thinking: { type: "enabled", budget_tokens: 2_048 } };
+    await capReplyInPayload(5_200)(budget, model);
+    expect(budget).toEqual({ max_tokens: 5_200, thinking: { type: "enabled", budget_tokens: 2_048 } });
+    const tight = { max_tokens: 8_192, thinking: { type: "enabled", budget_tokens: 8_000 } };
+    await capReplyInPayload(3_000)(tight, model);
+    expect(tight).toEqual({ max_tokens: 3_000, thinking: { type: "enabled", budget_tokens: 2_999 } });
+    // Not even the smallest budget (1,024) fits below the cap: no thinking for this call.
+    const tiny = { max_tokens: 8_192, thinking: { type: "enabled", budget_tokens: 1_024 } };
+    await capReplyInPayload(900)(tiny, model);
+    expect(tiny).toEqual({ max_tokens: 900, thinking: { type: "disabled" } });
+    // Every field pi-ai writes; a smaller value stays.
+    const others = {
+      max_completion_tokens: 9_000,
+      max_output_tokens: 100,
+      generationConfig: { maxOutputTokens: 9_000 },
+    };
+    await capReplyInPayload(4_000)(others, model);
+    expect(others).toEqual({
+      max_completion_tokens: 4_000,
+      max_output_tokens: 100,
+      generationConfig: { maxOutputTokens: 4_000 },
+    });
   });
 });

@@ -11,6 +11,9 @@ export async function createServiceHarness(options: {
   replies: FakeReply[];
   protocol?: FakeProtocol;
   contextWindow?: number;
+  /** The model's output limit (1,000 by default) and whether it reasons. */
+  maxTokens?: number;
+  reasoning?: boolean;
   config?: ClewConfig;
   registry?: ContextEngineRegistry;
   /** Plugin tools and tool factories, as the CLI passes what plugins registered. */
@@ -41,7 +44,8 @@ export async function createServiceHarness(options: {
             {
               id: "fake-model",
               contextWindow: options.contextWindow ?? 100_000,
-              maxTokens: 1_000,
+              maxTokens: options.maxTokens ?? 1_000,
+              ...(options.reasoning === undefined ? {} : { reasoning: options.reasoning }),
               cost: { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 0 },
             },
           ],

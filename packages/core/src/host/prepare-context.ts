@@ -117,8 +117,7 @@ export async function prepareContext(
   const prepared: PreparedContext = {
     messages,
     systemPrompt,
-    assembled:
-      assembled === undefined ? { estimatedTokens: 0 } : pickAssembleFacts(assembled, messages.length),
+    assembled: assembled === undefined ? { estimatedTokens: 0 } : pickAssembleFacts(assembled),
     assemblySucceeded: assembled !== undefined,
     tokenBudget,
     estimatedPromptTokens,
@@ -143,8 +142,7 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** `sentCount`: how many messages go out after pruning; a boundary holds only if none were removed. */
-function pickAssembleFacts(result: AssembleResult, sentCount: number): PreparedContext["assembled"] {
+function pickAssembleFacts(result: AssembleResult): PreparedContext["assembled"] {
   const facts: PreparedContext["assembled"] = {
     estimatedTokens: typeof result.estimatedTokens === "number" ? result.estimatedTokens : 0,
   };
@@ -152,14 +150,8 @@ function pickAssembleFacts(result: AssembleResult, sentCount: number): PreparedC
   if (result.systemPromptAddition !== undefined) facts.systemPromptAddition = result.systemPromptAddition;
   if (result.contextProjection !== undefined) facts.contextProjection = result.contextProjection;
   const boundary = result.cacheBoundary;
-  // Only a position inside the list: anything else is ignored, never trusted.
-  const count = result.messages.length;
-  if (
-    Number.isInteger(boundary) &&
-    (boundary as number) > 0 &&
-    (boundary as number) < count &&
-    count === sentCount
-  )
+  // Only a position inside the list (pruning and tool-result caps keep every message in place).
+  if (Number.isInteger(boundary) && (boundary as number) > 0 && (boundary as number) < result.messages.length)
     facts.cacheBoundary = boundary as number;
   return facts;
 }
