@@ -1,7 +1,12 @@
 import { type AgentMessage, charEstimateTokenCounter } from "@clew/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AssemblyEntry, fitToBudget, isOmissionNote } from "../src/assemble/fit-to-budget.js";
+import {
+  type AssemblyEntry,
+  fitToBudget,
+  isOmissionNote,
+  recallClause,
+} from "../src/assemble/fit-to-budget.js";
 import { assistantToolCall, toolResult, userText } from "./support/conversations.js";
 
 const counter = charEstimateTokenCounter;
@@ -81,6 +86,20 @@ describe("fitToBudget with a pinned entry", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("the note's word on reading back what it leaves out", () => {
+  it("sends the model to the recall tools only for what is stored", () => {
+    expect(recallClause({ messages: 3, summaries: 1, unstored: 0 })).toBe(
+      "recall_search and recall_read return them verbatim.",
+    );
+    expect(recallClause({ messages: 0, summaries: 0, unstored: 4 })).toBe(
+      "This turn's are stored when it ends, and recall_search and recall_read find them from then on.",
+    );
+    expect(recallClause({ messages: 2, summaries: 0, unstored: 4 })).toBe(
+      "recall_search and recall_read return the earlier ones verbatim; this turn's are stored when it ends, and recall_search and recall_read find them from then on.",
     );
   });
 });

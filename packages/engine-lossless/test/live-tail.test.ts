@@ -65,6 +65,11 @@ describe("the host's messages the engine has not stored yet", () => {
     // Before: the oldest steps and the prompt itself were cut, leaving steps with no instruction.
     expect(result.messages[1]).toEqual(turn[0]);
     expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages of this turn/);
+    // They are not stored before the turn ends: the note does not send the model to recall them.
+    expect(JSON.stringify(result.messages[0])).toContain(
+      "return the earlier ones verbatim; this turn's are stored when it ends, and recall_search and recall_read find them from then on.",
+    );
+    expect(JSON.stringify(result.messages[0])).not.toContain("return them verbatim");
     const newest = result.messages.slice(2);
     expect(newest.length).toBeGreaterThan(10);
     expect(newest).toEqual(turn.slice(-newest.length));
@@ -106,6 +111,7 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
     expect(JSON.stringify(result.messages[0])).toContain("messages of this turn");
     expect(JSON.stringify(result.messages[0])).toContain("Below is a digest");
+    expect(JSON.stringify(result.messages[0])).toContain("this turn's are stored when it ends");
     expect(result.messages[1]).toEqual(turn[0]);
     expect(result.messages.at(-1)).toEqual(turn.at(-1));
   });

@@ -219,11 +219,24 @@ export function describeOmitted(tally: OmittedTally): string {
   return parts.join(", ");
 }
 
+/**
+ * How what was left out can be read back. A running turn's messages are stored when it ends, so
+ * until then the recall tools cannot find them: the note must not send the model looking.
+ */
+export function recallClause(tally: OmittedTally): string {
+  if (tally.unstored === 0) return "recall_search and recall_read return them verbatim.";
+  const turn =
+    "this turn's are stored when it ends, and recall_search and recall_read find them from then on.";
+  return tally.messages + tally.summaries > 0
+    ? `recall_search and recall_read return the earlier ones verbatim; ${turn}`
+    : turn.charAt(0).toUpperCase() + turn.slice(1);
+}
+
 /** The note standing in for the entries left out. */
 function omissionNote(tally: OmittedTally, counter: TokenCounter): { message: AgentMessage; tokens: number } {
   const text =
     `[Context note] ${describeOmitted(tally)} from earlier in this conversation are left out to fit the ` +
-    "context budget. Nothing was deleted: recall_search and recall_read return them verbatim.";
+    `context budget. Nothing was deleted: ${recallClause(tally)}`;
   const message: AgentMessage = { role: "user", content: text, timestamp: 0 };
   omissionNotes.add(message);
   return { message, tokens: counter.countMessage(message) };

@@ -20,7 +20,7 @@ import { condenseExtractively } from "../compaction/condense-extractively.js";
 import { leafChunks } from "../compaction/plan.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
 import { type AssembledView, assembleView } from "./assemble-view.js";
-import { describeOmitted, isOmissionNote, type OmittedTally } from "./fit-to-budget.js";
+import { describeOmitted, isOmissionNote, type OmittedTally, recallClause } from "./fit-to-budget.js";
 
 /** Share of the budget held for the digest, and its bounds. */
 const DIGEST_SHARE = 0.1;
@@ -197,8 +197,7 @@ function headerOf(prefix: ReturnType<SessionView["prefixTally"]>, omittedUnstore
   if (prefix.lastSeq !== undefined) tally.lastMessage = `m${prefix.lastSeq}`;
   return (
     `[Context note] ${describeOmitted(tally)} from earlier in this conversation are not shown in full ` +
-    "to fit the context budget. Below is a digest of them, made by code; nothing was deleted: " +
-    "recall_search and recall_read return any of them verbatim."
+    `to fit the context budget. Below is a digest of them, made by code; nothing was deleted: ${recallClause(tally)}`
   );
 }
 
