@@ -148,7 +148,6 @@ export class LosslessEngine implements ContextEngine {
   async afterTurn(params: AfterTurnParams): Promise<void> {
     this.noteHost(params.runtimeContext);
     this.budgets.fillGap(params.sessionId, params.tokenBudget);
-    this.turns.endTurn(params.sessionId);
     await this.parts?.writer.storeTurn(params);
   }
 

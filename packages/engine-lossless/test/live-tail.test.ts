@@ -5,7 +5,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { assembleView } from "../src/assemble/assemble-view.js";
 import { SessionView } from "../src/view/session-view.js";
 import { assistantText, assistantToolCall, toolResult, userText } from "./support/conversations.js";
-import { recallToolsOf } from "./support/recall.js";
 import { TempEngines } from "./support/temp-engine.js";
 
 const engines = new TempEngines();
@@ -65,64 +64,16 @@ describe("the host's messages the engine has not stored yet", () => {
     expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
     // Before: the oldest steps and the prompt itself were cut, leaving steps with no instruction.
     expect(result.messages[1]).toEqual(turn[0]);
+    expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages of this turn/);
+    // They are not stored before the turn ends: the note does not send the model to recall them.
+    expect(JSON.stringify(result.messages[0])).toContain(
+      "return the earlier ones verbatim; this turn's are stored when it ends, and recall_search and recall_read find them from then on.",
+    );
+    expect(JSON.stringify(result.messages[0])).not.toContain("return them verbatim");
     const newest = result.messages.slice(2);
     expect(newest.length).toBeGreaterThan(10);
     expect(newest).toEqual(turn.slice(-newest.length));
     expect(orphanToolResults(result.messages)).toEqual([]);
-    // The steps left out were stored, so the note names them and the recall tools read them now,
-    // before the turn ends; the next afterTurn stores nothing twice.
-    expect((await engine.inspect("s")).session.messageCount).toBe(stored.length + turn.length);
-    const left = turn.length - 1 - newest.length;
-    expect(JSON.stringify(result.messages[0])).toContain(
-      `${stored.length + left} messages (m1–m${stored.length + 1 + left}) from earlier in this conversation`,
-    );
-    expect(JSON.stringify(result.messages[0])).toContain(
-      "recall_search and recall_read return them verbatim.",
-    );
-    // The first step's output is out of the context, and found by the agent's tool mid-turn.
-    expect(JSON.stringify(result.messages)).not.toContain("p0: no match");
-    const { search } = recallToolsOf(engine, "s");
-    expect(JSON.stringify((await search.execute("1", { query: "p0: no match" })).content)).toContain(
-      "p0: no match",
-    );
-    await engine.afterTurn({
-      sessionId: "s",
-      sessionFile: "memory:s",
-      messages: [...stored, ...turn],
-      prePromptMessageCount: stored.length,
-    });
-    expect((await engine.inspect("s")).session.messageCount).toBe(stored.length + turn.length);
-  });
-
-  it("keeps a stored prompt through the turn's later steps, and lets it go when the turn ends", async () => {
-    const engine = await engineWithHistory();
-    const turn = longToolLoop(150);
-    const tokenBudget = 1_500;
-    await engine.assemble({
-      sessionId: "s",
-      messages: [...stored, ...turn],
-      tokenBudget,
-      prompt: "grep every package for the flag",
-    });
-    // Three more steps: the prompt is stored now, and still kept after the note.
-    const later = [...turn, ...longToolLoop(153).slice(-6)];
-    const next = await engine.assemble({
-      sessionId: "s",
-      messages: [...stored, ...later],
-      tokenBudget,
-      prompt: "grep every package for the flag",
-    });
-    expect(next.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
-    expect(next.messages[1]).toEqual(turn[0]);
-    expect(next.messages.at(-1)).toEqual(later.at(-1));
-    // Another prompt (the turn ended without afterTurn): the old one is not kept any more.
-    const other = await engine.assemble({
-      sessionId: "s",
-      messages: [...stored, ...later],
-      tokenBudget,
-      prompt: "something else",
-    });
-    expect(other.messages).not.toContainEqual(turn[0]);
   });
 
   it("keeps the prompt beside a newest step too large for the budget, shortened to fit", async () => {
@@ -158,12 +109,9 @@ describe("the host's messages the engine has not stored yet", () => {
     const tokenBudget = 3_000;
     const result = await engine.assemble({ sessionId: "s", messages: [...stored, ...turn], tokenBudget });
     expect(result.estimatedTokens).toBeLessThanOrEqual(tokenBudget);
+    expect(JSON.stringify(result.messages[0])).toContain("messages of this turn");
     expect(JSON.stringify(result.messages[0])).toContain("Below is a digest");
-    // The steps left out were stored first: the digest covers stored messages the tools can read.
-    expect(JSON.stringify(result.messages[0])).toMatch(/\d+ messages \(m1–m\d+\)/);
-    expect(JSON.stringify(result.messages[0])).toContain(
-      "recall_search and recall_read return them verbatim.",
-    );
+    expect(JSON.stringify(result.messages[0])).toContain("this turn's are stored when it ends");
     expect(result.messages[1]).toEqual(turn[0]);
     expect(result.messages.at(-1)).toEqual(turn.at(-1));
   });

@@ -29,16 +29,11 @@ export interface AssembledView extends FitResult {
   keptFrom: number;
 }
 
-/**
- * `pinned`: the running turn's prompt when it is stored already (a long tool loop had its first
- * steps stored to be read back, see `TurnAssembler`); kept as the host's unstored prompt is.
- */
 export function assembleView(
   view: SessionView,
   hostMessages: readonly AgentMessage[],
   budget: number,
   counter: TokenCounter,
-  pinned?: AgentMessage,
 ): AssembledView {
   const { messages: unstored, found } = unstoredTail(view, hostMessages);
   // Grouped as the view will group them once stored: calls left unanswered (the view's newest
@@ -76,8 +71,6 @@ export function assembleView(
   // Start at the group that did not fit, so cuts and clipping see whole groups.
   if (first > 0) first -= 1;
   while (first > 0 && !(items[first] as ViewItem).startsGroup) first -= 1;
-  const pinnedAt = pinned === undefined ? -1 : lastIndexOf(items, pinned);
-  if (pinnedAt >= 0 && pinnedAt < first) first = pinnedAt;
   const before = tallyOf(view.prefixTally(first));
   const entries: AssemblyEntry[] = [
     ...items.slice(first).map(entryOf),
@@ -88,8 +81,7 @@ export function assembleView(
       label: undefined,
     })),
   ];
-  const pin = turnPrompt(entries, live.length) ?? (pinnedAt >= first ? pinnedAt - first : undefined);
-  const fitted = fitToBudget(entries, budget, counter, before, pin);
+  const fitted = fitToBudget(entries, budget, counter, before, turnPrompt(entries, live.length));
   // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
   const keptFrom = Math.min(fitted.omitted, items.length);
   return { ...fitted, live: liveCount, liveFound: found, keptFrom };
@@ -123,14 +115,8 @@ function entryOf(item: ViewItem): AssemblyEntry {
   return { message: item.message, tokens: item.tokens, startsGroup: item.startsGroup, label: labelOf(item) };
 }
 
-/** Index of the item holding `message` (the very object), searched from the newest; -1 when none. */
-function lastIndexOf(items: readonly ViewItem[], message: AgentMessage): number {
-  for (let index = items.length - 1; index >= 0; index--) if (items[index]?.message === message) return index;
-  return -1;
-}
-
 /** The host's messages after the newest one the view holds (none when it holds none of them). */
-export function unstoredTail(
+function unstoredTail(
   view: SessionView,
   hostMessages: readonly AgentMessage[],
 ): { messages: AgentMessage[]; found: boolean } {

@@ -60,8 +60,6 @@ export interface DigestAssembly {
   budget: number;
   counter: TokenCounter;
   cache: DigestCache;
-  /** The running turn's prompt when it is stored already (see `assembleView`). */
-  pinned?: AgentMessage;
 }
 
 /**
@@ -71,10 +69,10 @@ export interface DigestAssembly {
  */
 export async function assembleWithDigest(request: DigestAssembly): Promise<AssembledView> {
   const { view, hostMessages, budget, counter } = request;
-  const whole = assembleView(view, hostMessages, budget, counter, request.pinned);
+  const whole = assembleView(view, hostMessages, budget, counter);
   const reserve = digestReserve(budget);
   if (reserve === 0 || !isOmissionNote(whole.messages[0])) return whole;
-  const reduced = assembleView(view, hostMessages, budget - reserve, counter, request.pinned);
+  const reduced = assembleView(view, hostMessages, budget - reserve, counter);
   const note = reduced.messages[0];
   if (!isOmissionNote(note) || reduced.keptFrom === 0 || reduced.clipped > whole.clipped) return whole;
   const kept = reduced.tokens - counter.countMessage(note as AgentMessage);

@@ -8,9 +8,7 @@
 import type { AgentMessage, AssembleResult, Logger, TokenCounter } from "@clew/core";
 import type { StoreParts } from "../engine-parts.js";
 import type { SessionView } from "../view/session-view.js";
-import { runningTurnStart } from "../view/turn-start.js";
 import type { AssembledView } from "./assemble-view.js";
-import { unstoredTail } from "./assemble-view.js";
 import { assembleWithDigest, DigestCache } from "./history-digest.js";
 import { placeEvidence } from "./recall-evidence.js";
 
@@ -36,12 +34,6 @@ export class TurnAssembler {
   private readonly digests = new DigestCache();
   /** Sessions already warned that the host's history holds none of their newest messages. */
   private readonly unmatchedHistory = new Set<string>();
-  /**
-   * Per session, the prompt of a running turn whose first steps were stored before it ended (see
-   * `storeWhatTheFitLeftOut`): kept in every later assembly of the turn, as the unstored prompt
-   * is. Dropped when the turn ends (`endTurn`) or another prompt comes.
-   */
-  private readonly storedPrompts = new Map<string, AgentMessage>();
 
   constructor(private readonly options: TurnAssemblerOptions) {}
 
@@ -55,26 +47,14 @@ export class TurnAssembler {
       await parts.writer.storeBeforeRunningTurn(sessionId, messages);
       view = await parts.views.get(sessionId);
     }
-    let pinned = this.storedPromptOf(sessionId, request.prompt);
-    const fit = (current: SessionView) =>
-      assembleWithDigest({
-        sessionId,
-        view: current,
-        hostMessages: messages,
-        budget: usable,
-        counter: this.options.counter,
-        cache: this.digests,
-        ...(pinned === undefined ? {} : { pinned }),
-      });
-    let assembled = await fit(view);
-    if (assembled.omitted > assembled.keptFrom) {
-      const stored = await this.storeWhatTheFitLeftOut(parts, sessionId, view, messages);
-      if (stored !== undefined) {
-        pinned = stored.prompt ?? pinned;
-        view = stored.view;
-        assembled = await fit(view);
-      }
-    }
+    const assembled = await assembleWithDigest({
+      sessionId,
+      view,
+      hostMessages: messages,
+      budget: usable,
+      counter: this.options.counter,
+      cache: this.digests,
+    });
     const evidence = await parts.evidence.evidenceFor({
       sessionId,
       prompt: request.prompt,
@@ -100,41 +80,6 @@ export class TurnAssembler {
 
   clear(): void {
     this.digests.clear();
-    this.storedPrompts.clear();
-  }
-
-  /** The session's turn ended (its messages are stored): its prompt is no longer pinned. */
-  endTurn(sessionId: string): void {
-    this.storedPrompts.delete(sessionId);
-  }
-
-  /**
-   * A running turn's own steps did not all fit: they are stored now, so the recall tools find the
-   * steps left out before the turn ends (the context note says so), and the turn's prompt is
-   * remembered to be kept in its later assemblies. Undefined (logged by the writer) when the
-   * store failed: the assembly then stands as it was.
-   */
-  private async storeWhatTheFitLeftOut(
-    parts: StoreParts,
-    sessionId: string,
-    view: SessionView,
-    messages: readonly AgentMessage[],
-  ): Promise<{ view: SessionView; prompt: AgentMessage | undefined } | undefined> {
-    const { messages: unstored } = unstoredTail(view, messages);
-    if (unstored.length === 0) return undefined;
-    if ((await parts.writer.storeReporting(sessionId, unstored)) === undefined) return undefined;
-    const start = runningTurnStart(unstored);
-    const prompt = start < 0 ? undefined : unstored[start];
-    if (prompt !== undefined) this.storedPrompts.set(sessionId, prompt);
-    return { view: await parts.views.get(sessionId), prompt };
-  }
-
-  /** The running turn's stored prompt, while the host still runs that turn (same prompt text). */
-  private storedPromptOf(sessionId: string, prompt: string | undefined): AgentMessage | undefined {
-    const stored = this.storedPrompts.get(sessionId);
-    if (stored === undefined || prompt === undefined || textOf(stored) === prompt) return stored;
-    this.storedPrompts.delete(sessionId);
-    return undefined;
   }
 
   private warnOnUnmatchedHistory(sessionId: string, assembled: AssembledView): void {
@@ -165,12 +110,4 @@ export class TurnAssembler {
       clipped: assembled.clipped,
     });
   }
-}
-
-/** A prompt's text as the host passes it (`params.prompt`): text parts joined by newlines. */
-function textOf(message: AgentMessage): string {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.flatMap((part) => (part?.type === "text" ? [String(part.text)] : [])).join("\n");
 }
