@@ -5,7 +5,7 @@ import {
   charEstimateTokenCounter,
   MemoryLogger,
 } from "../src/index.js";
-import { paramsOf, roles, slotConfig } from "./fixtures.js";
+import { defineEngine, paramsOf, registerEngine, roles, slotConfig } from "./fixtures.js";
 import {
   assistantMessage,
   conversation,
@@ -77,6 +77,33 @@ describe("bootstrap", () => {
     });
     await turn(otherHost, first);
     expect(bootstrap.mock.calls.map(([params]) => params.sessionId)).toEqual(["s1", "s2", "s1"]);
+  });
+
+  it("a compaction maintain reports reaches the hooks as trigger maintain, one that reduced nothing never", async () => {
+    const reports = [
+      { tokensBefore: 9_000, tokensAfter: 3_000 },
+      { tokensBefore: 3_000, tokensAfter: 3_000 },
+      undefined,
+    ];
+    let call = 0;
+    const maintain = vi.fn<NonNullable<ContextEngine["maintain"]>>(async () => {
+      const compaction = reports[call++];
+      return { changed: false, bytesFreed: 0, rewrittenEntries: 0, ...(compaction ? { compaction } : {}) };
+    });
+    const seen: Array<[string, number | undefined]> = [];
+    const context = createTestHost({
+      config: slotConfig("acme"),
+      hooks: { afterCompaction: (event) => seen.push([event.trigger, event.result.result?.tokensAfter]) },
+    });
+    registerEngine(
+      context.registry,
+      "acme",
+      defineEngine("acme", { maintain, info: { ownsCompaction: true } }),
+    );
+    const session = context.sessions.open({ sessionId: "m" });
+    for (let turnIndex = 0; turnIndex < 3; turnIndex++) await turn(context.host, session);
+    expect(maintain).toHaveBeenCalledTimes(3);
+    expect(seen).toEqual([["maintain", 3_000]]);
   });
 
   it("an engine with maintain but no bootstrap still gets the bootstrap maintenance pass", async () => {

@@ -184,13 +184,19 @@ export class LosslessEngine implements ContextEngine {
       const target = this.budgets.sessionTarget(params.sessionId);
       if (view.assembledTokens <= target.targetTokens * this.options.compactionThreshold)
         return NO_MAINTENANCE;
-      await parts.compactions.run({
+      const outcome = await parts.compactions.run({
         sessionId: params.sessionId,
         target,
         force: true,
         signal: params.abortSignal,
         trigger: "maintain",
       });
+      // Told to the host (a Clew extension other hosts ignore), so its count sees this compaction.
+      if (outcome.tokensAfter < outcome.tokensBefore)
+        return {
+          ...NO_MAINTENANCE,
+          compaction: { tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter },
+        };
     } catch (error) {
       if (isAbortForSignal(error, params.abortSignal)) throw error;
       this.options.logger.warn("lossless: background compaction failed", { error: describeError(error) });

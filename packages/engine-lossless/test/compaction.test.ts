@@ -189,6 +189,16 @@ describe("compaction alongside other work", () => {
     await stored(engine, "s", messages);
     const before = await engine.assemble({ sessionId: "s", messages, tokenBudget: 8_000 });
     expect(JSON.stringify(before.messages)).toContain("[Context note]");
+    // The transcript is not rewritten; the compaction is told to the host (a Clew extension).
+    const maintained = await engine.maintain({ sessionId: "s", sessionFile: "memory:s" });
+    expect(maintained).toMatchObject({ changed: false, bytesFreed: 0, rewrittenEntries: 0 });
+    const pass = (await engine.inspect("s")).lastCompaction;
+    expect(maintained.compaction).toEqual({
+      tokensBefore: pass?.tokensBefore,
+      tokensAfter: pass?.tokensAfter,
+    });
+    expect(maintained.compaction?.tokensAfter).toBeLessThan(maintained.compaction?.tokensBefore as number);
+    // Below the threshold now: nothing to tell.
     expect(await engine.maintain({ sessionId: "s", sessionFile: "memory:s" })).toEqual({
       changed: false,
       bytesFreed: 0,

@@ -68,17 +68,23 @@ async function checkBreaks(pluginConfig: Record<string, unknown>, expectSummaryC
   await agent.service.close();
 
   // A call "breaks" the cache when it cannot read the history of the chat call before it.
-  // The host's memory flush ran too (its own call), and must not break it.
+  // The host's memory flush ran too, once per compaction cycle (the engine's compactions in
+  // maintenance are counted since the host learns of them): its own calls add no break (the
+  // count of breaks below equals the passes').
   const chat = fake.requests.flatMap((request, index) =>
     isSummaryCall(request) ? [] : [{ request, read: cache.cacheReads[index] ?? 0 }],
   );
   expect(chat.length < fake.requests.length).toBe(expectSummaryCalls);
   const flushes = chat.flatMap((call, index) => (isMemoryFlush(call.request) ? [index] : []));
-  expect(flushes.length).toBeGreaterThanOrEqual(1);
+  expect(flushes.length).toBeGreaterThanOrEqual(2);
   const breaks = chat.flatMap((call, index) =>
     index > 0 && call.read < historyTokens(chat[index - 1]?.request) ? [{ index, read: call.read }] : [],
   );
-  for (const flush of flushes) expect(breaks.map((call) => call.index)).not.toContain(flush);
+  // A flush breaks the cache only as the first call after a compaction, which breaks it anyway;
+  // the user's call after it reads the flush's prefix.
+  for (const flush of flushes)
+    if (breaks.some((call) => call.index === flush))
+      expect(breaks.map((call) => call.index)).not.toContain(flush + 1);
 
   const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
   try {

@@ -4,9 +4,11 @@
  * to hand the engine a budget of 1 token, so every request carried the system prompt and the
  * newest user message and nothing else, and asked for `max_tokens` 8,192 beside them.
  */
+import { join } from "node:path";
 import type { FakeReply, RecordedRequest } from "@clew/agent/testing";
 import { SUMMARY_SYSTEM_PROMPT } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteStoreReadOnly } from "../src/store/sqlite/open-read-only.js";
 import { createLosslessAgent } from "./support/agent-harness.js";
 
 const KEY = "agent:main:main";
@@ -66,6 +68,36 @@ describe("a model with an 8k window", () => {
       const maxTokens = body.max_tokens ?? body.max_completion_tokens ?? Number.POSITIVE_INFINITY;
       expect(maxTokens).toBeLessThan(WINDOW);
       expect(maxTokens + Math.ceil(promptChars(body) / 4)).toBeLessThanOrEqual(WINDOW);
+    }
+  });
+
+  it("counts the engine's own compactions in the session, as /status shows them", async () => {
+    agent = await createLosslessAgent(answer, { contextWindow: WINDOW, maxTokens: 8_192 });
+    await agent.service.createSession({ sessionKey: KEY });
+    for (let turn = 0; turn < 16; turn++) {
+      const text = `Turn ${turn}: service-${turn} deploys from branch release-${turn}. ${"Check it. ".repeat(80)}`;
+      expect(await agent.service.sendMessage(KEY, text)).toMatchObject({ ok: true });
+    }
+    const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
+    try {
+      const [session] = await store.listSessions();
+      const reduced = async () =>
+        (await store.listCompactionPasses({ sessionId: session?.sessionId ?? "", limit: 100 })).filter(
+          (pass) => pass.tokensAfter < pass.tokensBefore,
+        ).length;
+      // Maintenance runs after each reply: wait until the count has caught up with the passes.
+      let counted = -1;
+      for (let wait = 0; wait < 50; wait++) {
+        counted = (await agent.service.getSession(KEY)).compactionCount;
+        if (counted === (await reduced()) && counted > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(counted).toBeGreaterThan(0);
+      expect(counted).toBe(await reduced());
+      const status = await agent.service.sendMessage(KEY, "/status");
+      expect(status.text).toContain(`🧹 Compactions: ${counted}`);
+    } finally {
+      await store.close();
     }
   });
 });

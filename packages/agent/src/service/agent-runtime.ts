@@ -54,9 +54,11 @@ export class AgentRuntime {
   readonly index: SessionIndex;
   readonly workspaceDir: string;
   private readonly listeners = new Map<string, TurnEventListener>();
+  private readonly logger: Logger;
 
   constructor(options: AgentRuntimeOptions) {
     this.agentId = options.agentId;
+    this.logger = options.logger;
     this.workspaceDir = options.workspaceDir ?? join(agentDir(options.home, options.agentId), "workspace");
     mkdirSync(this.workspaceDir, { recursive: true });
     this.tools = new ToolRegistry();
@@ -104,7 +106,11 @@ export class AgentRuntime {
       hooks: {
         beforeCompaction: (event) =>
           this.listeners.get(event.sessionKey)?.({ type: "compaction-start", trigger: event.trigger }),
-        afterCompaction: (event) =>
+        afterCompaction: (event) => {
+          // The host's own compactions are counted with the turn (`recordTurn`); an engine's, in
+          // background maintenance after the reply, here, so /status and the memory flush's
+          // compaction cycle see them.
+          if (event.trigger === "maintain") this.countCompaction(event.sessionKey);
           this.listeners.get(event.sessionKey)?.({
             type: "compaction-end",
             trigger: event.trigger,
@@ -115,9 +121,27 @@ export class AgentRuntime {
             ...(event.result.result?.tokensAfter === undefined
               ? {}
               : { tokensAfter: event.result.result.tokensAfter }),
-          }),
+          });
+        },
       },
     });
+  }
+
+  /** One more compaction in the session's index entry; a failed write is logged. */
+  private countCompaction(sessionKey: string): void {
+    const counted = async () => {
+      if ((await this.index.get(sessionKey)) === undefined) return;
+      await this.index.upsert(sessionKey, (current) => ({
+        ...current,
+        compactionCount: (current?.compactionCount ?? 0) + 1,
+      }));
+    };
+    counted().catch((error: unknown) =>
+      this.logger.warn("counting a compaction in the sessions index failed", {
+        sessionKey,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
   }
 
   /** Routes this session's compaction events to `listener` while `work` runs. */

@@ -7,7 +7,7 @@
  */
 
 import type { AgentMessage, AssistantMessage, ContextEngineProjection } from "@clew/core";
-import type { Api, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { Api, Model } from "@mariozechner/pi-ai";
 import type { PayloadHook } from "../providers/payload-hooks.js";
 import type { CallModel } from "../runner/model-step.js";
 import {

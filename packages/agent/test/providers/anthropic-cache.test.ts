@@ -39,6 +39,13 @@ function marked(body: Payload): number[] {
   );
 }
 
+/** The content blocks of message `index` (a test's own payload: always an array there). */
+function blocksAt(body: Payload, index: number): Block[] {
+  const content = body.messages[index]?.content;
+  if (!Array.isArray(content)) throw new Error(`message ${index} has no blocks`);
+  return content;
+}
+
 const count = (body: Payload) =>
   [
     ...(body.tools ?? []),
@@ -182,13 +189,13 @@ describe("AnthropicCacheAnchors", () => {
       if (block.cache_control) block.cache_control = { ...hour };
     (long.messages.at(-1)?.content as Block[])[0] = { type: "text", text: "q", cache_control: { ...hour } };
     await anchors.hook(evidence("[Recalled context] a"))(long, anthropic);
-    expect((long.messages[3]?.content as Block[])[0]?.cache_control).toEqual(hour);
+    expect(blocksAt(long, 3)[0]?.cache_control).toEqual(hour);
 
     const uncached = payload(history, "[Recalled context] a", "q");
     for (const block of [
       ...(uncached.tools ?? []),
       ...(uncached.system ?? []),
-      ...(uncached.messages.at(-1)?.content as Block[]),
+      ...blocksAt(uncached, uncached.messages.length - 1),
     ])
       delete block.cache_control;
     expect(

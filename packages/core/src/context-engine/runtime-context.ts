@@ -65,7 +65,15 @@ export interface TranscriptRewriteResult {
   reason?: string;
 }
 
-export type ContextEngineMaintenanceResult = TranscriptRewriteResult;
+export interface ContextEngineMaintenanceResult extends TranscriptRewriteResult {
+  /**
+   * Clew extension (other hosts ignore it): `maintain` compacted the engine's own context (an
+   * engine that owns compaction and compacts in the background). The host reports it as a
+   * compaction with trigger `maintain`, so session counts and the memory flush's "once per
+   * compaction cycle" rule see it.
+   */
+  compaction?: { tokensBefore: number; tokensAfter: number };
+}
 
 export interface LlmCompleteParams {
   messages: AgentMessage[];

@@ -16,6 +16,7 @@ import { buildContextEngineRuntimeSettings } from "../context-engine/runtime-set
 import type {
   CompactResult,
   ContextEngine,
+  ContextEngineMaintenanceResult,
   ContextEngineRuntimeContext,
   ContextEngineRuntimeSettings,
   SubagentEndedParams,
@@ -328,6 +329,27 @@ export class ContextEngineHost {
           `context engine maintenance (${reason}) rewrote ${result.rewrittenEntries} entries, freed ${result.bytesFreed} bytes`,
         );
       }
+      this.reportMaintenanceCompaction(engine, session, result?.compaction);
+    });
+  }
+
+  /** An engine's own compaction in `maintain`, told to the hooks as the host's compactions are. */
+  private reportMaintenanceCompaction(
+    engine: ContextEngine,
+    session: HostSession,
+    compaction: ContextEngineMaintenanceResult["compaction"],
+  ): void {
+    if (compaction === undefined || !(compaction.tokensAfter < compaction.tokensBefore)) return;
+    const event = {
+      sessionId: session.sessionId,
+      sessionKey: session.sessionKey,
+      engineId: engine.info.id,
+      trigger: "maintain" as const,
+      ownsCompaction: engine.info.ownsCompaction === true,
+    };
+    this.options.hooks?.afterCompaction?.({
+      ...event,
+      result: { ok: true, compacted: true, result: { ...compaction } },
     });
   }
 

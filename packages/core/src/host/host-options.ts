@@ -13,7 +13,8 @@ export type SessionRuntimeCompactor = (
   session: HostSession,
 ) => Promise<CompactResult>;
 
-export type CompactionTrigger = "overflow" | "precheck" | "manual" | "preflight" | "threshold";
+/** `maintain`: an engine's own compaction during maintenance, as it reported it (see `ContextEngineMaintenanceResult`). */
+export type CompactionTrigger = "overflow" | "precheck" | "manual" | "preflight" | "threshold" | "maintain";
 
 export interface CompactionHookEvent {
   sessionId: string;
