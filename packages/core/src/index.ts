@@ -163,6 +163,7 @@ export type {
   RunTurnParams,
   TurnResult,
 } from "./host/run-turn.js";
+export { bootstrapSession, maintainSession } from "./host/session-maintenance.js";
 export { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./host/subagent.js";
 export {
   createPinoLogger,

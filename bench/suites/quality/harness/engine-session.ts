@@ -15,6 +15,7 @@ import { copyFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type AgentMessage,
+  bootstrapSession,
   type CompactResult,
   ContextEngineHost,
   createRuntimeCompaction,
@@ -322,7 +323,7 @@ export class EngineSession {
   /** Runs the engine's bootstrap as the host does on first sight of an existing session. */
   async bootstrap(): Promise<void> {
     const { engine } = await this.host.engine();
-    await this.host.bootstrapSession(engine, this.session, this.model());
+    await bootstrapSession(this.host, engine, this.session, this.model());
   }
 
   /** Every message entry of the stored transcript's active branch, read back from disk. */

@@ -6,6 +6,7 @@ import { describeError } from "../errors.js";
 import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import type { CompactionTrigger } from "./host-options.js";
 import { type HostSession, type SessionSuccessor, sessionTargetOf } from "./host-session.js";
+import { maintainSession } from "./session-maintenance.js";
 
 export interface CompactionRequest {
   trigger: CompactionTrigger;
@@ -64,7 +65,7 @@ export async function compactSession(
   if (!result.ok || !result.compacted) return { trigger: request.trigger, result, session };
   host.hooks?.afterCompaction?.({ ...event, result });
   const successor = await adoptSuccessor(host, session, result);
-  await host.maintainSession(engine, successor, "compaction", request.model);
+  await maintainSession(host, engine, successor, "compaction", request.model);
   return { trigger: request.trigger, result, session: successor };
 }
 
@@ -107,7 +108,7 @@ export async function compactPreflight(
     info.turnMaintenanceMode === "background" &&
     engine.maintain !== undefined
   ) {
-    const scheduled = await host.maintainSession(engine, session, "compaction", options.model);
+    const scheduled = await maintainSession(host, engine, session, "compaction", options.model);
     const result: CompactResult = scheduled
       ? { ok: true, compacted: false, reason: "deferred to background context-engine maintenance" }
       : {

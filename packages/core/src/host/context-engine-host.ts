@@ -16,7 +16,6 @@ import { buildContextEngineRuntimeSettings } from "../context-engine/runtime-set
 import type {
   CompactResult,
   ContextEngine,
-  ContextEngineMaintenanceResult,
   ContextEngineRuntimeContext,
   ContextEngineRuntimeSettings,
   SubagentEndedParams,
@@ -44,7 +43,7 @@ import {
 import { type ContextEngineStatus, describeContextEngineStatus } from "./engine-status.js";
 import { type ContextEngineHostOptions, DEFAULT_RESERVE_TOKENS } from "./host-options.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
-import { type MaintenanceReason, MaintenanceScheduler } from "./maintenance.js";
+import { MaintenanceScheduler } from "./maintenance.js";
 import { type RunTurnParams, runContextEngineTurn, type TurnResult } from "./run-turn.js";
 import { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./subagent.js";
 
@@ -263,94 +262,13 @@ export class ContextEngineHost {
   }
 
   /**
-   * Bootstrap runs once per session per host, and only for a transcript that existed before this
-   * process opened it. Failures are logged; the run goes on.
+   * True the first time it is asked for a session (bootstrap runs once per session per host; see
+   * `session-maintenance.ts`), false after, until `reload` or `dispose`.
    */
-  async bootstrapSession(engine: ContextEngine, session: HostSession, model?: HostModel): Promise<void> {
-    if (this.bootstrapped.has(session.sessionId) || !session.existedBefore) return;
-    this.bootstrapped.add(session.sessionId);
-    if (engine.bootstrap === undefined && engine.maintain === undefined) return;
-    if (engine.bootstrap !== undefined) {
-      const bootstrap = engine.bootstrap.bind(engine);
-      try {
-        await this.withRuntime(session, () =>
-          bootstrap({
-            sessionId: session.sessionId,
-            sessionKey: session.sessionKey,
-            sessionTarget: sessionTargetOf(session),
-            sessionFile: session.sessionFile,
-            runtimeSettings: this.runtimeSettings(engine, model),
-            runtimeContext: this.runtimeContext(
-              session,
-              model === undefined ? {} : { tokenBudget: this.contextBudget(model) },
-            ),
-          }),
-        );
-      } catch (error) {
-        this.options.logger.warn(`context engine bootstrap failed: ${describeError(error)}`);
-      }
-    }
-    await this.maintainSession(engine, session, "bootstrap", model);
-  }
-
-  /**
-   * Offers `maintain`, inline or after the reply as the engine's `turnMaintenanceMode` says.
-   * Returns false when nothing was run or scheduled (no `maintain`, or the host is closing).
-   */
-  async maintainSession(
-    engine: ContextEngine,
-    session: HostSession,
-    reason: MaintenanceReason,
-    model?: HostModel,
-  ): Promise<boolean> {
-    if (engine.maintain === undefined) return false;
-    const maintain = engine.maintain.bind(engine);
-    const mode = engine.info.turnMaintenanceMode === "background" ? "background" : "foreground";
-    return this.maintenance.run(session.sessionKey, mode, async (signal) => {
-      const runtimeContext = this.runtimeContext(session, {
-        maintenanceReason: reason,
-        rewriteTranscriptEntries: (request) => session.rewriteTranscriptEntries(request),
-        ...(model === undefined ? {} : { tokenBudget: this.contextBudget(model) }),
-      });
-      if (mode === "background") runtimeContext.allowDeferredCompactionExecution = true;
-      const result = await this.withRuntime(session, () =>
-        maintain({
-          sessionId: session.sessionId,
-          sessionKey: session.sessionKey,
-          sessionTarget: sessionTargetOf(session),
-          sessionFile: session.sessionFile,
-          runtimeSettings: this.runtimeSettings(engine, model),
-          runtimeContext,
-          abortSignal: signal,
-        }),
-      );
-      if (result?.changed) {
-        this.options.logger.info(
-          `context engine maintenance (${reason}) rewrote ${result.rewrittenEntries} entries, freed ${result.bytesFreed} bytes`,
-        );
-      }
-      this.reportMaintenanceCompaction(engine, session, result?.compaction);
-    });
-  }
-
-  /** An engine's own compaction in `maintain`, told to the hooks as the host's compactions are. */
-  private reportMaintenanceCompaction(
-    engine: ContextEngine,
-    session: HostSession,
-    compaction: ContextEngineMaintenanceResult["compaction"],
-  ): void {
-    if (compaction === undefined || !(compaction.tokensAfter < compaction.tokensBefore)) return;
-    const event = {
-      sessionId: session.sessionId,
-      sessionKey: session.sessionKey,
-      engineId: engine.info.id,
-      trigger: "maintain" as const,
-      ownsCompaction: engine.info.ownsCompaction === true,
-    };
-    this.options.hooks?.afterCompaction?.({
-      ...event,
-      result: { ok: true, compacted: true, result: { ...compaction } },
-    });
+  claimBootstrap(sessionId: string): boolean {
+    if (this.bootstrapped.has(sessionId)) return false;
+    this.bootstrapped.add(sessionId);
+    return true;
   }
 
   /** One compaction through the engine under the watchdog; see `compactSession`. */

@@ -15,6 +15,7 @@ import type { ContextEngineHost, HostModel } from "./context-engine-host.js";
 import { type HostSession, sessionTargetOf } from "./host-session.js";
 import { OverflowRecovery } from "./overflow-recovery.js";
 import { type PreparedContext, prepareContext } from "./prepare-context.js";
+import { bootstrapSession, maintainSession } from "./session-maintenance.js";
 
 /** What one model call receives: exactly what the model sees. */
 export interface ModelStepRequest {
@@ -94,7 +95,7 @@ export async function runContextEngineTurn(
   const { engine } = await host.engine();
   assertContextEngineHostSupport(engine.info, "agent-run", host.hostDescriptor);
   let session = params.session;
-  await host.bootstrapSession(engine, session, params.model);
+  await bootstrapSession(host, engine, session, params.model);
 
   const userMessage = toUserMessage(params.prompt, host.now());
   const promptText = typeof params.prompt === "string" ? params.prompt : textOf(params.prompt);
@@ -187,7 +188,7 @@ export async function runContextEngineTurn(
   const finalized = aborted
     ? false
     : await finalizeTurn(host, engine, session, history, turnMessages, params);
-  if (finalized) await host.maintainSession(engine, session, "turn", params.model);
+  if (finalized) await maintainSession(host, engine, session, "turn", params.model);
   const threshold = aborted
     ? undefined
     : await compactOnThreshold(host, engine, session, {
