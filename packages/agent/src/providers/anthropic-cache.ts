@@ -65,7 +65,9 @@ export class AnthropicCacheAnchors {
     perRequest: Message | undefined,
     marker: unknown,
   ) {
-    const boundary = perRequest === undefined ? -1 : findPerRequest(messages, textOf(perRequest));
+    // A user message's content has the payload's shape: a string, or text (and image) blocks.
+    const text = perRequest?.role === "user" ? payloadText(perRequest) : undefined;
+    const boundary = findPerRequest(messages, text);
     const write = boundary > 0 ? boundary - 1 : undefined;
     const digests = prefixDigests(messages, Math.max(write ?? -1, this.anchor?.index ?? -1));
     const previous = this.anchor;
@@ -130,12 +132,6 @@ function findPerRequest(messages: readonly PayloadMessage[], text: string | unde
     if (message.role === "user" && payloadText(message) === text) return index;
   }
   return -1;
-}
-
-function textOf(message: Message): string | undefined {
-  if (message.role !== "user") return undefined;
-  if (typeof message.content === "string") return message.content;
-  return message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
 }
 
 function payloadText(message: PayloadMessage): string | undefined {

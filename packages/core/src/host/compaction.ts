@@ -131,8 +131,8 @@ export async function compactPreflight(
 
 /**
  * The runtime's own threshold compaction after a turn, for engines that do not own compaction:
- * when the context passed `window − reserve` (the effective reserve), summary compaction runs directly (not through the
- * engine's `compact`), as OpenClaw's built-in auto-compaction does. Off with
+ * when the context passed `window − reserve` (the effective reserve), summary compaction runs
+ * directly (not through the engine's `compact`), as OpenClaw's built-in auto-compaction does. Off with
  * `agents.defaults.compaction.enabled: false`. Never throws; failures come back as `ok: false`.
  */
 export async function compactOnThreshold(

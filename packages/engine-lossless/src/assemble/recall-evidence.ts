@@ -91,19 +91,13 @@ export function placeEvidence(
   liveCount: number,
   block: AgentMessage,
 ): AgentMessage[] {
-  const at = evidencePosition(messages, liveCount);
-  return [...messages.slice(0, at), block, ...messages.slice(at)];
-}
-
-/** Where `placeEvidence` puts the block: the index it takes in the list it returns. */
-function evidencePosition(messages: readonly AgentMessage[], liveCount: number): number {
   const liveStart = Math.max(0, messages.length - liveCount);
   const turnStart = runningTurnStart(messages.slice(liveStart));
   let at = liveCount === 0 ? messages.length : liveStart + Math.max(0, turnStart);
   // Never between a call and its results (a steering message typed before a result, or a live
   // part that starts with results): the block then goes before the call.
   while (at > 0 && (isToolResult(messages[at]) || hasToolCalls(messages[at - 1]))) at -= 1;
-  return at;
+  return [...messages.slice(0, at), block, ...messages.slice(at)];
 }
 
 export interface EvidenceRequest {
