@@ -50,14 +50,21 @@ function promptChars(body: ChatBody): number {
   return contents.reduce((sum, chars) => sum + chars, 0) + JSON.stringify(body.tools ?? []).length;
 }
 
+/** An agent at the 8k window after `turns` turns, each asking to check it `checks` times over. */
+async function chatAt8k(turns: number, checks: number) {
+  const chatting = await createLosslessAgent(answer, { contextWindow: WINDOW, maxTokens: 8_192 });
+  agent = chatting;
+  await chatting.service.createSession({ sessionKey: KEY });
+  for (let turn = 0; turn < turns; turn++) {
+    const text = `Turn ${turn}: service-${turn} deploys from branch release-${turn}. ${"Check it. ".repeat(checks)}`;
+    expect(await chatting.service.sendMessage(KEY, text)).toMatchObject({ ok: true });
+  }
+  return chatting;
+}
+
 describe("a model with an 8k window", () => {
   it("sees the earlier turns, and is asked for no more reply than the window leaves", async () => {
-    agent = await createLosslessAgent(answer, { contextWindow: WINDOW, maxTokens: 8_192 });
-    await agent.service.createSession({ sessionKey: KEY });
-    for (let turn = 0; turn < 12; turn++) {
-      const text = `Turn ${turn}: service-${turn} deploys from branch release-${turn}. ${"Check it. ".repeat(20)}`;
-      expect(await agent.service.sendMessage(KEY, text)).toMatchObject({ ok: true });
-    }
+    agent = await chatAt8k(12, 20);
     const chats = agent.fake.requests.filter((request) => !isSummaryCall(request)).map(bodyOf);
     expect(chats.length).toBeGreaterThanOrEqual(12);
     for (const [index, body] of chats.entries()) {
@@ -72,12 +79,7 @@ describe("a model with an 8k window", () => {
   });
 
   it("counts the engine's own compactions in the session, as /status shows them", async () => {
-    agent = await createLosslessAgent(answer, { contextWindow: WINDOW, maxTokens: 8_192 });
-    await agent.service.createSession({ sessionKey: KEY });
-    for (let turn = 0; turn < 16; turn++) {
-      const text = `Turn ${turn}: service-${turn} deploys from branch release-${turn}. ${"Check it. ".repeat(80)}`;
-      expect(await agent.service.sendMessage(KEY, text)).toMatchObject({ ok: true });
-    }
+    agent = await chatAt8k(16, 80);
     const store = openSqliteStoreReadOnly(join(agent.home, "agents", "main", "lossless.db"));
     try {
       const [session] = await store.listSessions();
