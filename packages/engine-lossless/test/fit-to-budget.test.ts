@@ -47,6 +47,7 @@ describe("fitToBudget with a pinned entry", () => {
     expect(result.tokens).toBeLessThanOrEqual(1_000);
     // Every entry is either sent or counted as left out; the pin is not left out.
     expect(result.omitted).toBe(entries.length - 1 - newest.length);
+    expect(result).toMatchObject({ cutAt: entries.length - newest.length, pinKept: true });
   });
 
   it("changes nothing when the pin is the newest entry, or everything fits", () => {
@@ -83,6 +84,12 @@ describe("fitToBudget with a pinned entry", () => {
           const result = fitToBudget(entries, budget, counter, undefined, pinned);
           expect(result.tokens).toBe(sent(result.messages));
           expect(result.tokens).toBeLessThanOrEqual(budget);
+          // `cutAt` and `pinKept` say which entries were left out: those before the cut, but the pin.
+          const pin = result.pinKept ? 1 : 0;
+          expect(result.omitted).toBe(result.cutAt - pin);
+          const body = result.messages.filter((message) => !isOmissionNote(message));
+          if (body.length > 0) expect(body.length).toBe(entries.length - result.cutAt + pin);
+          if (result.pinKept) expect(body[0]).toBe(entries[pinned]?.message);
         },
       ),
       { numRuns: 300 },

@@ -49,9 +49,10 @@ describe("assembly while summaries are pending", () => {
       const header =
         /^\[Context note\] \d+ messages \(m1–m(\d+)\) from earlier .* a digest of them, made by code/s;
       expect(digest).toMatch(header);
-      // Both ends of what was left out are represented: the first request, and the newest message.
+      // Both ends of what was left out are represented: the first request, and the newest message
+      // (a tool result shares its call's line, which names both).
       expect(digest).toContain("## Goal\n- Turn 0: please look at src/module-0.ts");
-      expect(digest).toContain(`(m${header.exec(digest)?.[1]}): `);
+      expect(digest).toMatch(new RegExp(`[(–]m${header.exec(digest)?.[1]}\\): `));
       expect(digest).toMatch(/## Exact Identifiers\n- src\/module-\d+\.ts/);
       expect(pending.messages.slice(-3).map(messageDigest)).toEqual(history.slice(-3).map(messageDigest));
       const again = await engine.assemble({ sessionId: "s", messages: history, tokenBudget: 8_000 });
@@ -84,4 +85,80 @@ describe("assembly while summaries are pending", () => {
       }
     });
   }
+});
+
+/** A running turn: its prompt, then `steps` tool calls, each reading a file of its own. */
+function toolLoop(steps: number, startAt: number): AgentMessage[] {
+  const messages: AgentMessage[] = [
+    { role: "user", content: "Audit every module for the retry bug.", timestamp: startAt },
+  ];
+  for (let step = 0; step < steps; step++) {
+    const id = `call_${step}`;
+    const timestamp = startAt + 1 + step * 2;
+    messages.push({
+      role: "assistant",
+      content: [{ type: "toolCall", id, name: "read", arguments: { path: `src/audit/module-${step}.ts` } }],
+      api: "openai-completions",
+      provider: "test",
+      model: "test",
+      usage: {
+        input: 0,
+        output: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 0,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: "toolUse",
+      timestamp,
+    });
+    messages.push({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: "read",
+      content: [{ type: "text", text: `ERR_RETRY_${step}: retries exhausted\n${"x ".repeat(700)}` }],
+      isError: false,
+      timestamp: timestamp + 1,
+    });
+  }
+  return messages;
+}
+
+describe("a running turn's tool loop over the budget", () => {
+  it("digests the turn's own left-out steps, not only the stored history", async () => {
+    const { engine } = databases.open(await databases.path(), { prepareSummaries: false });
+    const history = turns(4);
+    await store(engine, "s", history);
+    const loop = toolLoop(60, 1_900_000_000_000);
+    const result = await engine.assemble({
+      sessionId: "s",
+      messages: [...history, ...loop],
+      tokenBudget: 8_000,
+    });
+    expect(sentTokens(charEstimateTokenCounter, result)).toBeLessThanOrEqual(8_000);
+    expect(orphanToolResults(result.messages)).toEqual([]);
+    const digest = textOf(result.messages[0]);
+    expect(digest).toMatch(/^\[Context note\] .* messages of this turn .* a digest of them, made by code/s);
+    // The prompt is kept right after the digest; the newest steps follow in full.
+    expect(textOf(result.messages[1])).toBe("Audit every module for the retry bug.");
+    const keptSteps = result.messages.filter((message) => message.role === "toolResult").length;
+    expect(keptSteps).toBeGreaterThan(0);
+    expect(keptSteps).toBeLessThan(60);
+    // The oldest left-out step (the first chunk) and the newest left-out one are in the digest.
+    expect(digest).toContain("src/audit/module-0.ts");
+    expect(digest).toContain(`ERR_RETRY_${59 - keptSteps}`);
+    // The stored history left out is still named, for recall.
+    expect(digest).toMatch(/^\[Context note\] 12 messages \(m1–m12\), \d+ messages of this turn/);
+    // The next step of the loop: the first steps stay in the digest, the one just left out joins it.
+    const longer = toolLoop(61, 1_900_000_000_000);
+    const next = await engine.assemble({
+      sessionId: "s",
+      messages: [...history, ...longer],
+      tokenBudget: 8_000,
+    });
+    expect(sentTokens(charEstimateTokenCounter, next)).toBeLessThanOrEqual(8_000);
+    const nextDigest = textOf(next.messages[0]);
+    expect(nextDigest).toContain("src/audit/module-0.ts");
+    expect(nextDigest).toContain(`ERR_RETRY_${60 - keptSteps}`);
+  });
 });

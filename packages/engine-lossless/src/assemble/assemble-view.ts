@@ -16,7 +16,7 @@ import { type AssemblyEntry, type FitResult, fitToBudget, type OmittedTally } fr
  */
 const LIVE_SCAN_LIMIT = 4_096;
 
-export interface AssembledView extends FitResult {
+export interface AssembledView extends Omit<FitResult, "cutAt" | "pinKept"> {
   /**
    * Messages at the end that stand for what the engine has not stored yet: the host's, and the
    * synthetic results grouping them. Synthetic results that answer the view's newest calls before
@@ -27,6 +27,17 @@ export interface AssembledView extends FitResult {
   liveFound: boolean;
   /** Index in `view.assembledItems` of the oldest item kept; items before it were left out. */
   keptFrom: number;
+  /**
+   * The host's messages not stored yet that were left out, oldest first: the oldest steps of a
+   * running turn whose tool loop outgrew the budget (the digest stands in for them).
+   */
+  leftOutLive: LiveEntry[];
+}
+
+/** A host message not stored yet, with its count. */
+export interface LiveEntry {
+  message: AgentMessage;
+  tokens: number;
 }
 
 export function assembleView(
@@ -58,6 +69,7 @@ export function assembleView(
       live: liveCount,
       liveFound: found,
       keptFrom: 0,
+      leftOutLive: [],
     };
   }
   // Only the newest items that fit can be kept: older ones are counted for the note, not copied.
@@ -81,10 +93,17 @@ export function assembleView(
       label: undefined,
     })),
   ];
-  const fitted = fitToBudget(entries, budget, counter, before, turnPrompt(entries, live.length));
+  const pinned = turnPrompt(entries, live.length);
+  const { cutAt, pinKept, ...fitted } = fitToBudget(entries, budget, counter, before, pinned);
   // Every item before `first` was tallied once, so `omitted` counts items from the view's start.
   const keptFrom = Math.min(fitted.omitted, items.length);
-  return { ...fitted, live: liveCount, liveFound: found, keptFrom };
+  const liveStart = items.length - first;
+  const leftOutLive: LiveEntry[] = [];
+  for (let index = liveStart; index < cutAt; index++) {
+    const { message, tokens } = entries[index] as AssemblyEntry;
+    if (fromHost.has(message) && !(pinKept && index === pinned)) leftOutLive.push({ message, tokens });
+  }
+  return { ...fitted, live: liveCount, liveFound: found, keptFrom, leftOutLive };
 }
 
 /**

@@ -56,6 +56,13 @@ export interface FitResult {
   omitted: number;
   /** Messages shortened for display. */
   clipped: number;
+  /**
+   * Index in the entries given of the first one kept after the note (`entries.length` when none
+   * was): the entries before it were left out, except a pinned entry kept in front (`pinKept`).
+   */
+  cutAt: number;
+  /** Whether the pinned entry was kept although the cut passed it. */
+  pinKept: boolean;
 }
 
 /**
@@ -74,7 +81,14 @@ export function fitToBudget(
   const total = entries.reduce((sum, entry) => sum + entry.tokens, 0);
   const omittedBefore = before.messages + before.summaries + before.unstored;
   if (total <= budget && omittedBefore === 0) {
-    return { messages: entries.map((entry) => entry.message), tokens: total, omitted: 0, clipped: 0 };
+    return {
+      messages: entries.map((entry) => entry.message),
+      tokens: total,
+      omitted: 0,
+      clipped: 0,
+      cutAt: 0,
+      pinKept: false,
+    };
   }
   // A pin that is the newest entry is the newest group: kept without help.
   const pin = pinned === undefined || pinned >= entries.length - 1 ? undefined : entries[pinned];
@@ -90,7 +104,15 @@ export function fitToBudget(
     const kept = suffixTokens(entries, cut) + (head[0]?.tokens ?? 0);
     if (kept + note.tokens <= budget) {
       const messages = [note.message, ...[...head, ...entries.slice(cut)].map((entry) => entry.message)];
-      return { messages, tokens: kept + note.tokens, omitted: omittedBefore + cut - head.length, clipped: 0 };
+      const omitted = omittedBefore + cut - head.length;
+      return {
+        messages,
+        tokens: kept + note.tokens,
+        omitted,
+        clipped: 0,
+        cutAt: cut,
+        pinKept: head.length > 0,
+      };
     }
     cut = nextGroupStart(entries, cut);
   }
@@ -99,16 +121,20 @@ export function fitToBudget(
     const fitted = fitNewestGroupClipped(withoutPin, budget - pin.tokens, counter, before);
     // The newest group fits beside the pin (clipped if need be), or else nothing is pinned.
     if (fitted.messages.length > 0 && fitted.omitted < omittedBefore + withoutPin.length)
-      return withPin(fitted, pin);
+      return withPin(fitted, pin, pinned as number);
   }
   return fitNewestGroupClipped(entries, budget, counter, before);
 }
 
-/** `fitted` with the pinned entry put back in front of what it kept, after the note. */
-function withPin(fitted: FitResult, pin: AssemblyEntry): FitResult {
+/**
+ * `fitted` (fitted without the pinned entry, at index `pinned`) with that entry put back in front
+ * of what it kept, after the note.
+ */
+function withPin(fitted: FitResult, pin: AssemblyEntry, pinned: number): FitResult {
   const messages = [...fitted.messages];
   messages.splice(isOmissionNote(messages[0]) ? 1 : 0, 0, pin.message);
-  return { ...fitted, messages, tokens: fitted.tokens + pin.tokens };
+  const cutAt = fitted.cutAt >= pinned ? fitted.cutAt + 1 : fitted.cutAt;
+  return { ...fitted, messages, tokens: fitted.tokens + pin.tokens, cutAt, pinKept: cutAt > pinned };
 }
 
 /** The earliest group start whose suffix fits `budget` (entries.length when none does). */
@@ -161,15 +187,24 @@ function fitNewestGroupClipped(
       tokens: used + (anyOmitted ? note.tokens : 0),
       omitted: omittedBefore + groupStart,
       clipped,
+      cutAt: groupStart,
+      pinKept: false,
     };
   }
   for (let index = groupStart; index < entries.length; index++) addToTally(tally, entries[index]?.label);
   const everything = omissionNote(tally, counter);
   const omitted = omittedBefore + entries.length;
   if (everything.tokens <= budget) {
-    return { messages: [everything.message], tokens: everything.tokens, omitted, clipped: 0 };
+    return {
+      messages: [everything.message],
+      tokens: everything.tokens,
+      omitted,
+      clipped: 0,
+      cutAt: entries.length,
+      pinKept: false,
+    };
   }
-  return { messages: [], tokens: 0, omitted, clipped: 0 };
+  return { messages: [], tokens: 0, omitted, clipped: 0, cutAt: entries.length, pinKept: false };
 }
 
 /** Shortens the group's largest messages, in place, until it fits `room`; returns how many. */

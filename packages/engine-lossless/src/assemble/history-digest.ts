@@ -19,7 +19,7 @@ import {
 import { condenseExtractively } from "../compaction/condense-extractively.js";
 import { leafChunks } from "../compaction/plan.js";
 import type { SessionView, ViewItem } from "../view/session-view.js";
-import { type AssembledView, assembleView } from "./assemble-view.js";
+import { type AssembledView, assembleView, type LiveEntry } from "./assemble-view.js";
 import { describeOmitted, isOmissionNote, type OmittedTally, recallClause } from "./fit-to-budget.js";
 
 /** Share of the budget held for the digest, and its bounds. */
@@ -79,6 +79,7 @@ export async function assembleWithDigest(request: DigestAssembly): Promise<Assem
   const digest = await request.cache.digestFor(request.sessionId, view, {
     omittedItems: reduced.keptFrom,
     omittedUnstored: reduced.omitted - reduced.keptFrom,
+    leftOutLive: reduced.leftOutLive,
     maxTokens: Math.min(reserve, budget - kept),
     counter,
   });
@@ -95,6 +96,8 @@ interface DigestShape {
   omittedItems: number;
   /** The host's not-yet-stored messages left out too (the oldest steps of a long running turn). */
   omittedUnstored: number;
+  /** Those of them the host sent (synthetic results aside), oldest first: digested with the rest. */
+  leftOutLive: readonly LiveEntry[];
   maxTokens: number;
   counter: TokenCounter;
 }
@@ -111,11 +114,23 @@ export class DigestCache {
   private readonly extractive = createExtractiveSummarizer();
 
   async digestFor(sessionId: string, view: SessionView, shape: DigestShape): Promise<Digest | undefined> {
-    const key = `${view.version}\u0000${shape.omittedItems}\u0000${shape.omittedUnstored}\u0000${shape.maxTokens}`;
+    const live = shape.leftOutLive;
+    const key = [
+      view.version,
+      shape.omittedItems,
+      shape.omittedUnstored,
+      live.length,
+      timestampOf(live[0]?.message),
+      timestampOf(live.at(-1)?.message),
+      shape.maxTokens,
+    ].join("\u0000");
     const cached = this.latest.get(sessionId);
     if (cached?.key === key) return cached.digest;
     const prefix = view.prefixTally(shape.omittedItems);
-    const bodies = await this.bodiesOf(sessionId, view.assembledItems, shape.omittedItems, prefix.summaries);
+    const bodies = [
+      ...(await this.bodiesOf(sessionId, view.assembledItems, shape.omittedItems, prefix.summaries)),
+      ...(await this.liveBodiesOf(sessionId, live)),
+    ];
     const digest = fitDigest(headerOf(prefix, shape.omittedUnstored), bodies, shape);
     this.latest.delete(sessionId);
     this.latest.set(sessionId, { key, digest });
@@ -169,14 +184,43 @@ export class DigestCache {
     return parts.sort((left, right) => left.index - right.index).map((part) => part.body);
   }
 
-  private async chunkDigest(sessionId: string, items: readonly ViewItem[]): Promise<string> {
+  /**
+   * The running turn's left-out steps, oldest first, as the stored history's: a digest of the
+   * first chunk and of the newest closed ones, a line per message of the chunk still growing.
+   * Chunks are cut from the turn's first left-out step, which stays put while the loop goes on,
+   * so each closed chunk is digested once.
+   */
+  private async liveBodiesOf(sessionId: string, leftOut: readonly LiveEntry[]): Promise<string[]> {
+    const chunks = liveChunks(leftOut, DIGEST_CHUNK_TOKENS);
+    const closed = chunks.slice(0, -1);
+    const digested = new Set([...closed.slice(0, 1), ...closed.slice(-RECENT_CHUNKS)]);
+    const bodies: string[] = [];
+    for (const chunk of chunks) {
+      const messages = leftOut.slice(chunk.start, chunk.end).map((entry) => entry.message);
+      if (!closed.includes(chunk)) bodies.push(lineDigest(messages.map((message) => ({ message }))));
+      else if (digested.has(chunk)) {
+        const key = `${sessionId}\u0000turn\u0000${timestampOf(leftOut[0]?.message)}\u0000${chunk.start}\u0000${timestampOf(messages.at(-1))}\u0000${messages.length}`;
+        bodies.push(await this.cachedDigest(key, messages));
+      }
+    }
+    return bodies;
+  }
+
+  private chunkDigest(sessionId: string, items: readonly ViewItem[]): Promise<string> {
     const first = items[0] as ViewItem;
     const last = items.at(-1) as ViewItem;
     const key = `${sessionId}\u0000${labelOf(first)}\u0000${first.position}\u0000${labelOf(last)}\u0000${items.length}`;
+    return this.cachedDigest(
+      key,
+      items.map((item) => item.message),
+    );
+  }
+
+  private async cachedDigest(key: string, messages: readonly AgentMessage[]): Promise<string> {
     const cached = this.chunks.get(key);
     if (cached !== undefined) return cached;
     const digest = await this.extractive.summarize({
-      messages: items.map((item) => item.message),
+      messages: [...messages],
       maxTokens: CHUNK_DIGEST_TOKENS,
     });
     this.chunks.set(key, digest);
@@ -221,14 +265,65 @@ function fitDigest(header: string, bodies: readonly string[], shape: DigestShape
   return bare;
 }
 
-/** One bullet per message of a chunk still growing: cheap, since it changes every turn. */
-function lineDigest(items: readonly ViewItem[]): string {
-  const lines = items.map((item) => {
+/**
+ * One bullet per message of a chunk still growing: cheap, since it changes every turn. Tool
+ * results share their call's bullet (`assistant (m4–m5): read src/a.ts → the result's first
+ * line`), so a tool loop takes a line a step. Stored messages are named by their labels; the
+ * running turn's have none yet.
+ */
+function lineDigest(items: ReadonlyArray<{ message: AgentMessage; ref?: ViewItem["ref"] }>): string {
+  const bullets: Array<{ role: string; firstLabel?: string; lastLabel?: string; text: string }> = [];
+  for (const item of items) {
     const role = String((item.message as unknown as Record<string, unknown>).role ?? "message");
-    const first = readableTextParts(item.message).join(" ").trim().split("\n")[0] ?? "";
-    return `${role} (${labelOf(item)}): ${first.slice(0, LINE_CHARS)}`;
+    const first = (readableTextParts(item.message).join(" ").trim().split("\n")[0] ?? "").slice(
+      0,
+      LINE_CHARS,
+    );
+    const label = item.ref === undefined ? undefined : labelOf(item as ViewItem);
+    const call = bullets.at(-1);
+    if (role === "toolResult" && call !== undefined) {
+      call.text += ` → ${first}`;
+      if (label !== undefined) call.lastLabel = label;
+    } else
+      bullets.push({
+        role,
+        ...(label === undefined ? {} : { firstLabel: label, lastLabel: label }),
+        text: first,
+      });
+  }
+  const lines = bullets.map(({ role, firstLabel, lastLabel, text }) => {
+    if (firstLabel === undefined) return `- ${role}: ${text}`;
+    const span = firstLabel === lastLabel ? firstLabel : `${firstLabel}–${lastLabel}`;
+    return `- ${role} (${span}): ${text}`;
   });
-  return `## Progress\n${lines.map((line) => `- ${line}`).join("\n")}`;
+  return `## Progress\n${lines.join("\n")}`;
+}
+
+/**
+ * `entries` cut into chunks of whole tool groups, each closed at the first group start once it
+ * holds more than `maxTokens`, oldest first; the last one is the chunk still growing. A cut depends
+ * only on what comes before it, so the loop's next steps never move one.
+ */
+function liveChunks(entries: readonly LiveEntry[], maxTokens: number): Array<{ start: number; end: number }> {
+  const chunks: Array<{ start: number; end: number }> = [];
+  let start = 0;
+  let tokens = 0;
+  for (const [index, { message, tokens: messageTokens }] of entries.entries()) {
+    const startsGroup = (message as unknown as Record<string, unknown>).role !== "toolResult";
+    if (startsGroup && index > start && tokens > maxTokens) {
+      chunks.push({ start, end: index });
+      start = index;
+      tokens = 0;
+    }
+    tokens += messageTokens;
+  }
+  if (start < entries.length) chunks.push({ start, end: entries.length });
+  return chunks;
+}
+
+function timestampOf(message: AgentMessage | undefined): string {
+  const timestamp = (message as unknown as Record<string, unknown> | undefined)?.timestamp;
+  return typeof timestamp === "number" ? String(timestamp) : "-";
 }
 
 function labelOf(item: ViewItem): string {
