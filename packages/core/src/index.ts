@@ -156,12 +156,13 @@ export { createInMemoryRuntimeCompactor } from "./host/in-memory-compactor.js";
 export { InMemorySession, InMemorySessionStore } from "./host/in-memory-session.js";
 export { type MaintenanceReason, MaintenanceScheduler } from "./host/maintenance.js";
 export type { PreparedContext } from "./host/prepare-context.js";
-export type {
-  ModelStepFunction,
-  ModelStepRequest,
-  ModelStepResult,
-  RunTurnParams,
-  TurnResult,
+export {
+  DEFAULT_MAX_STEPS,
+  type ModelStepFunction,
+  type ModelStepRequest,
+  type ModelStepResult,
+  type RunTurnParams,
+  type TurnResult,
 } from "./host/run-turn.js";
 export { bootstrapSession, maintainSession } from "./host/session-maintenance.js";
 export { endSubagent, type SubagentSpawnRequest, spawnSubagent } from "./host/subagent.js";

@@ -3,9 +3,19 @@ import {
   type ContextEngine,
   ContextEngineHost,
   charEstimateTokenCounter,
+  DEFAULT_MAX_STEPS,
   MemoryLogger,
+  type ModelStepFunction,
 } from "../src/index.js";
-import { defineEngine, paramsOf, registerEngine, roles, slotConfig } from "./fixtures.js";
+import {
+  defineEngine,
+  paramsOf,
+  registerEngine,
+  roles,
+  slotConfig,
+  toolCallMessage,
+  toolResultMessage,
+} from "./fixtures.js";
 import {
   assistantMessage,
   conversation,
@@ -229,6 +239,29 @@ describe("assemble", () => {
       "toolResult",
       "assistant",
     ]);
+  });
+
+  it("stops at maxSteps with the model still calling tools, and says so; an answer is not a stop", async () => {
+    const { host, sessions } = engineHost({});
+    const calls: number[] = [];
+    const endless: ModelStepFunction = async (request) => {
+      calls.push(request.step);
+      const id = `call-${request.step}`;
+      return {
+        messages: [toolCallMessage(id, "search"), toolResultMessage(id, "search", `found ${request.step}`)],
+        done: false,
+      };
+    };
+    const session = sessions.open({ sessionId: "s1", messages: conversation(1) });
+    const stopped = await turn(host, session, { callModel: endless, maxSteps: 3 });
+    expect(calls).toEqual([0, 1, 2]);
+    expect(stopped).toMatchObject({ steps: 3, stepLimitReached: true, aborted: false, finalized: true });
+    expect(roles(stopped.newMessages).at(-1)).toBe("toolResult");
+    expect(roles(await stopped.session.messages()).slice(-2)).toEqual(["assistant", "toolResult"]);
+
+    const answered = await turn(host, stopped.session, { callModel: toolLoopModel().step, maxSteps: 2 });
+    expect(answered).toMatchObject({ steps: 2, stepLimitReached: false });
+    expect(DEFAULT_MAX_STEPS).toBe(200);
   });
 
   it("the tokenBudget is the window minus the reserve, the system prompt and the pending messages", async () => {

@@ -1,6 +1,7 @@
 import {
   type AgentMessage,
   ContextOverflowError,
+  DEFAULT_MAX_STEPS,
   describeError,
   emptyUsage,
   isAssistantMessage,
@@ -96,6 +97,7 @@ async function runModelTurn(
       return failure(emit, error, options.signal?.aborted === true);
     }
   }
+  const maxSteps = service.options.config.agents?.defaults?.maxStepsPerTurn ?? DEFAULT_MAX_STEPS;
   let resolved: ResolvedModel;
   try {
     resolved = resolveModel(service.options.config, {
@@ -172,6 +174,7 @@ async function runModelTurn(
         callModel: makeStep(emit),
         isContextOverflow: (error) => error instanceof ContextOverflowError,
         availableTools: tools.names(),
+        maxSteps,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     );
@@ -200,7 +203,9 @@ async function runModelTurn(
       return failure(emit, new Error("The run was aborted."), true);
     if (final?.stopReason === "error")
       return failure(emit, new Error(final.errorMessage ?? "The model answered with an error."), false);
-    const replyText = textOf(final);
+    const replyText = turn.stepLimitReached
+      ? [textOf(final), stepLimitNotice(maxSteps)].filter((part) => part !== "").join("\n\n")
+      : textOf(final);
     emit({ type: "run-end", messages: turn.newMessages, usage, text: replyText });
     const footer = formatUsageFooter(
       {
@@ -222,6 +227,14 @@ async function runModelTurn(
   } catch (error) {
     return failure(emit, error, options.signal?.aborted === true);
   }
+}
+
+/** What the user reads when a turn stopped with the model still calling tools. */
+export function stepLimitNotice(maxSteps: number): string {
+  return (
+    `⚠️ Stopped after ${maxSteps} model calls in this turn (agents.defaults.maxStepsPerTurn); ` +
+    "the model was still working. Send a message (e.g. “continue”) to go on from here."
+  );
 }
 
 function failure(emit: (event: TurnEvent) => void, error: unknown, aborted: boolean): SendMessageResult {

@@ -56,6 +56,35 @@ describe("LocalAgentService", () => {
     expect(JSON.stringify(second.messages[0]?.content)).toContain("## Memory");
   });
 
+  it("stops a turn at agents.defaults.maxStepsPerTurn and says so; the next message goes on", async () => {
+    const reading = { toolCalls: [{ name: "read", arguments: { path: "missing.txt" } }] };
+    harness = await createServiceHarness({
+      replies: [reading, reading, reading, { text: "Done: the file is missing." }],
+      config: { agents: { defaults: { maxStepsPerTurn: 3 } } },
+    });
+    const { service } = harness;
+    const session = await service.createSession({ sessionKey: "agent:main:main" });
+    const events: TurnEvent[] = [];
+    const stopped = await service.sendMessage(session.sessionKey, "read it until it exists", {
+      onEvent: (event) => events.push(event),
+    });
+    expect(stopped).toMatchObject({ kind: "reply", ok: true });
+    expect(stopped.text).toContain(
+      "Stopped after 3 model calls in this turn (agents.defaults.maxStepsPerTurn)",
+    );
+    expect(events.at(-1)).toMatchObject({ type: "run-end", text: stopped.text });
+    expect(harness.fake.requests).toHaveLength(3);
+    const resumed = await service.sendMessage(session.sessionKey, "continue");
+    expect(resumed).toMatchObject({ ok: true, text: "Done: the file is missing." });
+    const detail = await service.getSession("agent:main:main");
+    expect(detail.messages.map((message) => (message as { role: string }).role).slice(-4)).toEqual([
+      "assistant",
+      "toolResult",
+      "user",
+      "assistant",
+    ]);
+  });
+
   it("answers commands without calling the model and persists directive-only settings", async () => {
     harness = await createServiceHarness({
       replies: [{ text: "hello", usage: { input: 1_000, output: 20 } }],

@@ -122,6 +122,7 @@ export const clewConfigSchema = {
             bootstrapTotalMaxChars: positiveInteger,
             bootstrapPromptTruncationWarning: { enum: ["off", "once", "always"] },
             userTimezone: { type: "string", minLength: 1 },
+            maxStepsPerTurn: positiveInteger,
             tokens: {
               type: "object",
               additionalProperties: false,

@@ -58,6 +58,11 @@ export interface AgentDefaultsConfig {
   bootstrapPromptTruncationWarning?: "off" | "once" | "always";
   /** IANA time zone of the user (e.g. `Europe/Madrid`); the prompt then shows local time too. */
   userTimezone?: string;
+  /**
+   * Model calls in one turn before the run stops and says so (a model that keeps calling tools);
+   * the next message goes on from there. Default 200.
+   */
+  maxStepsPerTurn?: number;
 }
 
 export interface ClewConfig {

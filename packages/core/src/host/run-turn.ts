@@ -57,7 +57,10 @@ export interface RunTurnParams {
   availableTools?: Set<string>;
   signal?: AbortSignal;
   isHeartbeat?: boolean;
-  /** Guards against a model that never stops asking for tools. Default 50. */
+  /**
+   * Model calls in one turn before the runner stops asking (a model that never stops calling
+   * tools). Default `DEFAULT_MAX_STEPS`. A turn stopped there says so (`stepLimitReached`).
+   */
   maxSteps?: number;
 }
 
@@ -76,7 +79,15 @@ export interface TurnResult {
   finalized: boolean;
   /** The caller's signal fired during the turn; what completed was stored, the engine was not told. */
   aborted: boolean;
+  /**
+   * The turn ended at `maxSteps` with the model still calling tools: its last message is a tool
+   * result, no reply. The next user message continues from there.
+   */
+  stepLimitReached: boolean;
 }
+
+/** Model calls in one turn when the caller names no limit. */
+export const DEFAULT_MAX_STEPS = 200;
 
 /**
  * One turn through the engine: bootstrap (first sight of an existing session), assemble before
@@ -106,7 +117,8 @@ export async function runContextEngineTurn(
   const isOverflow = params.isContextOverflow ?? ((error: unknown) => error instanceof ContextOverflowError);
   let lastContext: PreparedContext | undefined;
   let step = 0;
-  const maxSteps = params.maxSteps ?? 50;
+  const maxSteps = params.maxSteps ?? DEFAULT_MAX_STEPS;
+  let answered = false;
 
   const compact = async (request: Parameters<ContextEngineHost["compactSession"]>[1]) => {
     const outcome = await host.compactSession(session, request);
@@ -174,7 +186,10 @@ export async function runContextEngineTurn(
       pending = [];
       step += 1;
       recovery.stepSucceeded();
-      if (result.done) break;
+      if (result.done) {
+        answered = true;
+        break;
+      }
     }
   } catch (error) {
     await recordFailedTurn(session, pending, error, params.signal, params.model, host);
@@ -209,6 +224,7 @@ export async function runContextEngineTurn(
     steps: step,
     finalized,
     aborted,
+    stepLimitReached: !answered && !aborted,
   };
 }
 
