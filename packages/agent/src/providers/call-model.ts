@@ -60,14 +60,36 @@ export async function callModel(
 ): Promise<AssistantMessage> {
   const context: Context = { systemPrompt: request.systemPrompt, messages: request.messages };
   if (request.tools.length > 0) context.tools = request.tools;
-  let stream: ReturnType<typeof streamSimple>;
+  const link = linkedSignal(options.signal);
   try {
-    stream = streamSimple(resolved.model, context, streamOptions(resolved, options));
-  } catch (error) {
-    return failedMessage(resolved, error, options);
+    let stream: ReturnType<typeof streamSimple>;
+    try {
+      stream = streamSimple(resolved.model, context, streamOptions(resolved, options, link.signal));
+    } catch (error) {
+      return failedMessage(resolved, error, options);
+    }
+    for await (const event of stream) emit(options.onEvent, event);
+    return await stream.result();
+  } finally {
+    link.release();
   }
-  for await (const event of stream) emit(options.onEvent, event);
-  return stream.result();
+}
+
+/**
+ * A signal of the call's own that follows `signal`, unlinked once the call is over. The provider
+ * SDKs add an abort listener to the signal they are given and never take it off: given a turn's
+ * signal, every step of a tool loop left one more on it (Node warned after ten).
+ */
+function linkedSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; release: () => void } {
+  if (signal === undefined) return { release: () => {} };
+  const controller = new AbortController();
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return { signal: controller.signal, release: () => {} };
+  }
+  const follow = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", follow, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener("abort", follow) };
 }
 
 /**
@@ -98,10 +120,14 @@ export function replyText(message: AssistantMessage, resolved: ResolvedModel, si
     .join("");
 }
 
-function streamOptions(resolved: ResolvedModel, options: CallModelOptions): SimpleStreamOptions {
+function streamOptions(
+  resolved: ResolvedModel,
+  options: CallModelOptions,
+  signal: AbortSignal | undefined,
+): SimpleStreamOptions {
   const piOptions: SimpleStreamOptions = { apiKey: resolved.apiKey ?? NO_API_KEY };
   if (options.onPayload !== undefined) piOptions.onPayload = options.onPayload;
-  if (options.signal !== undefined) piOptions.signal = options.signal;
+  if (signal !== undefined) piOptions.signal = signal;
   if (options.reasoning !== undefined) piOptions.reasoning = options.reasoning;
   if (options.sessionId !== undefined) piOptions.sessionId = options.sessionId;
   if (options.maxTokens !== undefined) piOptions.maxTokens = options.maxTokens;

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { type FakeProvider, startFakeProvider } from "@clew/agent/testing";
 import type { AssistantMessageEvent } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -40,6 +41,42 @@ describe("callModel", () => {
     const body = recorded?.body as { model?: string; tools?: unknown } | undefined;
     expect(body?.model).toBe("llama3.2");
     expect(body).not.toHaveProperty("tools");
+  });
+
+  for (const protocol of ["openai-completions", "openai-responses", "anthropic-messages"] as const) {
+    it(`leaves no abort listener on the caller's signal once a call is over (${protocol})`, async () => {
+      fake = await startFakeProvider({ protocol, script: () => ({ text: "ok" }) });
+      const resolved = resolveFake(fake);
+      // One signal for a whole turn, as the runner passes it to every step of a tool loop.
+      const turn = new AbortController();
+      for (let step = 0; step < 12; step++) {
+        const message = await callModel(
+          resolved,
+          { systemPrompt: "", messages: [userMessage("hi")], tools: [] },
+          { signal: turn.signal },
+        );
+        expect(message.stopReason).toBe("stop");
+      }
+      expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
+    });
+  }
+
+  it("still aborts a call in flight through the caller's signal", async () => {
+    fake = await startFakeProvider({
+      protocol: "openai-completions",
+      script: () => ({ text: "slow", delayMs: 5_000 }),
+    });
+    const turn = new AbortController();
+    const call = callModel(
+      resolveFake(fake),
+      { systemPrompt: "", messages: [userMessage("hi")], tools: [] },
+      { signal: turn.signal },
+    );
+    await vi.waitFor(() => expect(fake?.requests).toHaveLength(1));
+    turn.abort(new Error("user pressed Ctrl-C"));
+    const message = await call;
+    expect(message.stopReason).toBe("aborted");
+    expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
   });
 
   it("sends the resolved API key", async () => {
