@@ -54,6 +54,7 @@ import type { SummarySpendReport } from "./prepare/spend-report.js";
 import type { LosslessStore } from "./store/store.js";
 import { SubagentAccess } from "./subagents/subagent-access.js";
 import { HostModelSummarizer } from "./summarizer/host-model-summarizer.js";
+import { type EarlierHistory, MAX_EARLIER_SESSIONS } from "./tools/earlier-sessions.js";
 import { createRecallTools, type RecallTool } from "./tools/recall-tools.js";
 
 export const LOSSLESS_ENGINE_VERSION = "0.1.0";
@@ -71,10 +72,11 @@ export class LosslessEngine implements ContextEngine {
   private readonly options: ResolvedOptions;
   private readonly parts: StoreParts | undefined;
   private readonly budgets: SessionBudgets;
-  /** Sessions already warned about: the warning would otherwise repeat on every call. */
   private disposed = false;
+  /** The session key recorded for each session (see `noteSessionKey`). */
+  private readonly notedKeys = new Map<string, string>();
   private readonly subagents: SubagentAccess;
-  /** Digests of history left out while the view does not fit (see `history-digest.ts`). */
+  /** Assembly per turn, with digests of history left out while the view does not fit. */
   private readonly turns: TurnAssembler;
 
   /**
@@ -137,11 +139,15 @@ export class LosslessEngine implements ContextEngine {
   }
 
   async ingest(params: IngestParams): Promise<IngestResult> {
-    return { ingested: (await this.storeMessages(params.sessionId, [params.message])) > 0 };
+    const ingested = (await this.storeMessages(params.sessionId, [params.message])) > 0;
+    await this.noteSessionKey(params);
+    return { ingested };
   }
 
   async ingestBatch(params: IngestBatchParams): Promise<IngestBatchResult> {
-    return { ingestedCount: await this.storeMessages(params.sessionId, params.messages) };
+    const ingestedCount = await this.storeMessages(params.sessionId, params.messages);
+    await this.noteSessionKey(params);
+    return { ingestedCount };
   }
 
   /** Stores the turn (`messages.slice(prePromptMessageCount)`), or the whole snapshot for a new session. */
@@ -149,6 +155,7 @@ export class LosslessEngine implements ContextEngine {
     this.noteHost(params.runtimeContext);
     this.budgets.fillGap(params.sessionId, params.tokenBudget);
     await this.parts?.writer.storeTurn(params);
+    await this.noteSessionKey(params);
   }
 
   /**
@@ -160,13 +167,34 @@ export class LosslessEngine implements ContextEngine {
     this.budgets.fillGap(params.sessionId, params.runtimeContext?.tokenBudget);
     if (this.store === undefined || this.parts === undefined)
       return { bootstrapped: false, reason: `lossless store unavailable: ${this.storeFailure}` };
-    return bootstrapFromTranscript({
+    const result = await bootstrapFromTranscript({
       store: this.store,
       writer: this.parts.writer,
       logger: this.options.logger,
       sessionId: params.sessionId,
       sessionFile: params.sessionFile,
     });
+    await this.noteSessionKey(params);
+    return result;
+  }
+
+  /**
+   * Records the session's conversation once it holds messages, once per engine life, so recall
+   * reaches the sessions the conversation had before a `/new` or `/reset`. Never throws: recall
+   * across sessions is a convenience, the turn's storage is not.
+   */
+  private async noteSessionKey(params: { sessionId: string; sessionKey?: string }): Promise<void> {
+    const { sessionId, sessionKey } = params;
+    if (sessionKey === undefined || this.store === undefined || this.notedKeys.get(sessionId) === sessionKey)
+      return;
+    try {
+      if (await this.store.noteSessionKey(sessionId, sessionKey)) this.notedKeys.set(sessionId, sessionKey);
+    } catch (error) {
+      this.options.logger.warn("lossless: could not record the session's conversation", {
+        sessionId,
+        error: describeError(error),
+      });
+    }
   }
 
   /**
@@ -300,18 +328,29 @@ export class LosslessEngine implements ContextEngine {
   }
 
   /**
-   * recall_search, recall_read and recall_describe, bound to one session. With `sessionKey` (or,
-   * without one, by child session id) a forked subagent's tools also read its parent's history
-   * while its grant lasts.
+   * recall_search, recall_read and recall_describe, bound to one session. With `sessionKey` they
+   * also reach the conversation's earlier sessions (before a `/new` or `/reset`), and (or, without
+   * one, by child session id) a forked subagent's tools read its parent's history while its grant
+   * lasts.
    */
   tools(scope: { sessionId: string; sessionKey?: string }): RecallTool[] {
+    const { sessionId, sessionKey } = scope;
     return createRecallTools({
-      sessionId: scope.sessionId,
+      sessionId,
       store: () => (this.disposed ? undefined : this.store),
       counter: this.options.tokenCounter,
       ...(this.parts?.meaning === undefined ? {} : { meaning: this.parts.meaning }),
       parent: () => this.subagents.parentFor(scope),
+      ...(sessionKey === undefined ? {} : { earlier: () => this.earlierSessions(sessionId, sessionKey) }),
     });
+  }
+
+  /** The sessions `sessionKey` had before `sessionId` (a `/new` or `/reset`), newest first. */
+  private async earlierSessions(sessionId: string, sessionKey: string): Promise<EarlierHistory[]> {
+    const store = this.disposed ? undefined : this.store;
+    if (store === undefined) return [];
+    const sessions = await store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS);
+    return sessions.map((session, position) => ({ ...session, index: position + 1, store }));
   }
 
   async dispose(): Promise<void> {

@@ -55,7 +55,9 @@ function script(request: RecordedRequest): FakeReply {
   if (last?.role === "tool") {
     if (text.includes("From the parent conversation")) return { text: "The child read it." };
     if (text.includes("The child read it.")) return { text: "Delegated." };
-    const found = /^\d+\. (m\d+) \(message, user/m.exec(text);
+    const found = /^\d+\. ((?:prev\d+:)?m\d+) \((?:earlier session prev\d+ \([^)]*\), )?message, user/m.exec(
+      text,
+    );
     if (found !== null) return call("recall_read", { messageIds: [found[1]] });
     if (text.includes("XK-42-ALPHA")) return { text: "The key is XK-42-ALPHA." };
   }
@@ -98,6 +100,32 @@ describe("the lossless recall tools in a real agent", () => {
     expect(read.details.messages[0]?.message).toEqual(stored);
     expect(JSON.stringify(read.details.messages[0]?.message)).toContain(JSON.stringify(NEEDLE));
     expect(await service.context(KEY, "list")).toContain("recall_search");
+  });
+
+  it("reach the conversation's session before a /new: the model finds and reads it by prev1: ids", async () => {
+    agent = await createLosslessAgent(script);
+    const { service } = agent;
+    await service.createSession({ sessionKey: KEY });
+    await service.sendMessage(KEY, NEEDLE);
+    const before = (await service.getSession(KEY)).sessionId;
+    expect(await service.sendMessage(KEY, "/new")).toMatchObject({ kind: "command", ok: true });
+    expect((await service.getSession(KEY)).sessionId).not.toBe(before);
+
+    expect(await service.sendMessage(KEY, "What was the deploy key?")).toMatchObject({
+      ok: true,
+      text: "The key is XK-42-ALPHA.",
+    });
+    const results = (await service.getSession(KEY)).messages.filter(
+      (message) => (message as { role: string }).role === "toolResult",
+    ) as Array<{ toolName: string; isError: boolean; content: Array<{ text: string }> }>;
+    expect(results.map((result) => [result.toolName, result.isError])).toEqual([
+      ["recall_search", false],
+      ["recall_read", false],
+    ]);
+    expect(results[0]?.content[0]?.text).toMatch(/^1\. prev1:m1 \(earlier session prev1 \(/m);
+    expect(results[1]?.content[0]?.text).toMatch(/^From an earlier session of this conversation \(prev1, /);
+    expect(results[1]?.content[0]?.text).toContain(`[prev1:m1 user `);
+    expect(results[1]?.content[0]?.text).toContain(NEEDLE);
   });
 
   it("let a forked subagent read its parent's history through its grant", async () => {

@@ -224,3 +224,12 @@ export interface MessageSearchOptions {
    */
   indexAtMost?: number;
 }
+
+/** A session the same conversation had before the current one (see `LosslessStore.earlierSessions`). */
+export interface EarlierSessionInfo {
+  sessionId: string;
+  /** `createdAt` of its oldest message. */
+  firstMessageAt: number;
+  /** `createdAt` of its newest message. */
+  lastMessageAt: number;
+}

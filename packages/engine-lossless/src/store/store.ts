@@ -36,6 +36,7 @@ import type {
   AppendMessagesResult,
   CompactionWrite,
   ContextView,
+  EarlierSessionInfo,
   MessageRangeQuery,
   MessageSearchOptions,
   NewStoredMessage,
@@ -225,5 +226,17 @@ export interface LosslessStore {
   recordSummaryDebt(sessionId: string, debt: SummaryDebt): Promise<void>;
   /** The session's ledger sums over entries made at or after `since` (zeros when unknown). */
   summarySpend(sessionId: string, since: number): Promise<SummarySpendTotals>;
+  /**
+   * Records the conversation (the host's session key) a session belongs to; the last key given
+   * wins. Answers whether the session is recorded: false, with nothing written, for a session
+   * never written.
+   */
+  noteSessionKey(sessionId: string, sessionKey: string): Promise<boolean>;
+  /**
+   * The sessions recorded under `sessionKey` that were created before `sessionId` (all of them
+   * while `sessionId` was never written) and hold messages, newest first, at most `limit`: the
+   * conversation's sessions before a `/new` or `/reset`.
+   */
+  earlierSessions(sessionId: string, sessionKey: string, limit: number): Promise<EarlierSessionInfo[]>;
   close(): Promise<void>;
 }

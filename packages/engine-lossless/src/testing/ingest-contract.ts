@@ -9,6 +9,50 @@ import { type StoreUnderTest, withStore } from "./store-under-test.js";
 
 export function runIngestContractCases(createStore: () => Promise<StoreUnderTest>): void {
   it(
+    "lists a conversation's earlier sessions by its session key, newest first, holding messages only",
+    withStore(createStore, async ({ store }) => {
+      const key = "agent:main:main";
+      // Noted before its first write: nothing to note yet.
+      expect(await store.noteSessionKey("first", key)).toBe(false);
+      expect(await store.earlierSessions("third", key, 10)).toEqual([]);
+      for (const [sessionId, at] of [
+        ["first", 1_000],
+        ["other", 2_000],
+        ["second", 3_000],
+      ] as const) {
+        await store.appendMessages(sessionId, [
+          stored(sessionId, "hello", at, true),
+          stored(sessionId, "bye", at + 5, true),
+        ]);
+      }
+      expect(await store.noteSessionKey("first", key)).toBe(true);
+      expect(await store.noteSessionKey("first", key)).toBe(true);
+      await store.noteSessionKey("other", "agent:main:telegram:42");
+      await store.noteSessionKey("second", key);
+      // The current session has no row yet (its first turn): every session of the key is earlier.
+      const earlier = await store.earlierSessions("third", key, 10);
+      expect(earlier.map((session) => session.sessionId)).toEqual(["second", "first"]);
+      expect(earlier[1]).toEqual({ sessionId: "first", firstMessageAt: 1_000, lastMessageAt: 1_005 });
+      expect((await store.earlierSessions("third", key, 1)).map((session) => session.sessionId)).toEqual([
+        "second",
+      ]);
+      // Once written, only the sessions created before it are earlier; a later one never is.
+      await store.appendMessages("third", [stored("third", "hi", 4_000, true)]);
+      await store.noteSessionKey("third", key);
+      expect((await store.earlierSessions("second", key, 10)).map((session) => session.sessionId)).toEqual([
+        "first",
+      ]);
+      expect((await store.earlierSessions("first", key, 10)).map((session) => session.sessionId)).toEqual([]);
+      // A session noted again under another key leaves the first one's conversation.
+      await store.noteSessionKey("first", "agent:main:other");
+      expect((await store.earlierSessions("third", key, 10)).map((session) => session.sessionId)).toEqual([
+        "second",
+      ]);
+      expect(await store.earlierSessions("third", "agent:main:unknown", 10)).toEqual([]);
+    }),
+  );
+
+  it(
     "stores a message once whatever creation time a later copy comes with, timestamp or not",
     withStore(createStore, async ({ store }) => {
       const timed = stored("s1", "timed", 5_000, true);

@@ -6,9 +6,10 @@
  * `<lossless-summary>` blocks).
  */
 import { messageLabel } from "../recall/message-text.js";
-import type { LosslessStore } from "../store/store.js";
 import { ParentRecallError } from "../subagents/parent-recall-error.js";
+import { earlierHistories, earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
 import type { ParentHistory, RecallScope } from "./recall-scope.js";
+import type { RecallTarget } from "./recall-target.js";
 
 export const PARENT_ID_PREFIX = "parent:";
 
@@ -18,10 +19,6 @@ export function splitRecallId(id: string): { fromParent: boolean; id: string } {
   return trimmed.startsWith(PARENT_ID_PREFIX)
     ? { fromParent: true, id: trimmed.slice(PARENT_ID_PREFIX.length) }
     : { fromParent: false, id: trimmed };
-}
-
-export function parentId(id: string): string {
-  return `${PARENT_ID_PREFIX}${id}`;
 }
 
 /** @throws ParentRecallError when the session may not read its parent now. */
@@ -54,33 +51,45 @@ export function outOfScope(history: ParentHistory, seq: number): ParentRecallErr
   );
 }
 
-/** Where a read goes: the session's own store, or the parent's history. */
-export type RecallTarget =
-  | { store: LosslessStore; sessionId: string; parent?: undefined }
-  | { store: LosslessStore; sessionId: string; parent: ParentHistory };
-
 export function parentTarget(history: ParentHistory): RecallTarget {
-  return { store: history.store, sessionId: history.sessionId, parent: history };
+  return {
+    store: history.store,
+    sessionId: history.sessionId,
+    other: {
+      session: "parent",
+      prefix: PARENT_ID_PREFIX,
+      heading: `From the parent conversation ${history.sessionKey}:`,
+      label: `parent conversation ${history.sessionKey}`,
+    },
+  };
 }
 
 /**
- * The target of a summary id: `parent:sum_…` reads the parent (refused without a live grant); a
- * bare id the session does not hold reads the parent when the parent holds it within the grant.
+ * The target of a summary id: `parent:sum_…` reads the parent (refused without a live grant),
+ * `prev1:sum_…` an earlier session; a bare id the session does not hold reads the parent when the
+ * parent holds it within the grant, else the earlier session that holds it.
  */
 export async function summaryTarget(
   scope: RecallScope,
   own: RecallTarget,
   summaryId: string,
 ): Promise<{ target: RecallTarget; summaryId: string }> {
+  const earlier = splitEarlierId(summaryId);
+  if (earlier !== undefined)
+    return { target: earlierTarget(await requireEarlier(scope, earlier.index)), summaryId: earlier.id };
   const split = splitRecallId(summaryId);
   if (split.fromParent) return { target: parentTarget(requireParent(scope)), summaryId: split.id };
-  if ((await own.store.readSummaries(own.sessionId, [split.id])).length > 0)
-    return { target: own, summaryId: split.id };
+  const holds = async (target: RecallTarget) =>
+    (await target.store.readSummaries(target.sessionId, [split.id])).length > 0;
+  if (await holds(own)) return { target: own, summaryId: split.id };
   const parent = parentIfGranted(scope);
-  if (parent === undefined || parent instanceof ParentRecallError)
-    return { target: own, summaryId: split.id };
-  const held = await parent.store.readSummaries(parent.sessionId, [split.id]);
-  return { target: held.length > 0 ? parentTarget(parent) : own, summaryId: split.id };
+  if (parent !== undefined && !(parent instanceof ParentRecallError) && (await holds(parentTarget(parent))))
+    return { target: parentTarget(parent), summaryId: split.id };
+  for (const history of await earlierHistories(scope)) {
+    const target = earlierTarget(history);
+    if (await holds(target)) return { target, summaryId: split.id };
+  }
+  return { target: own, summaryId: split.id };
 }
 
 /** A sentence for tool descriptions while the session may read a parent; empty otherwise. */

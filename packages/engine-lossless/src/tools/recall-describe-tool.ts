@@ -6,16 +6,10 @@ import {
   recallDescribe,
   type SummaryDescription,
 } from "../recall/recall-describe.js";
-import {
-  outOfScope,
-  parentId,
-  parentTarget,
-  type RecallTarget,
-  requireParent,
-  splitRecallId,
-  summaryTarget,
-} from "./parent-recall.js";
+import { earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
+import { outOfScope, parentTarget, requireParent, splitRecallId, summaryTarget } from "./parent-recall.js";
 import { type RecallScope, requireStore } from "./recall-scope.js";
+import { descriptionWithIds, headingOf, type RecallTarget } from "./recall-target.js";
 
 const parameters = Type.Object({
   id: Type.String({ description: "A summary id (sum_…) or a message id (m12)" }),
@@ -26,7 +20,8 @@ export type RecallDescribeParameters = Static<typeof parameters>;
 /**
  * `recall_describe`: a summary's coverage, children, parent and anchors, or a message's facts. A
  * forked subagent describes its parent's summaries and messages by `parent:` ids (and bare summary
- * ids it inherited from the parent), within its grant.
+ * ids it inherited from the parent), within its grant; earlier sessions of the conversation are
+ * described by `prev1:` ids (and bare summary ids only they hold).
  */
 export function createRecallDescribeTool(
   scope: RecallScope,
@@ -41,11 +36,9 @@ export function createRecallDescribeTool(
     async execute(_toolCallId, params) {
       const { target, id } = await describeTarget(scope, params.id);
       const found = await recallDescribe(target.store, target.sessionId, id);
-      const description = target.parent === undefined ? found : withParentIds(found);
-      const from =
-        target.parent === undefined ? "" : `From the parent conversation ${target.parent.sessionKey}:\n`;
+      const description = descriptionWithIds(found, target);
       return {
-        content: [{ type: "text", text: `${from}${formatDescription(description)}` }],
+        content: [{ type: "text", text: `${headingOf(target, "\n")}${formatDescription(description)}` }],
         details: description,
       };
     },
@@ -54,8 +47,11 @@ export function createRecallDescribeTool(
 
 async function describeTarget(scope: RecallScope, id: string): Promise<{ target: RecallTarget; id: string }> {
   const own: RecallTarget = { store: requireStore(scope), sessionId: scope.sessionId };
+  const earlier = splitEarlierId(id);
+  if (earlier !== undefined && !earlier.id.startsWith("sum_"))
+    return { target: earlierTarget(await requireEarlier(scope, earlier.index)), id: earlier.id };
   const split = splitRecallId(id);
-  if (split.id.startsWith("sum_")) {
+  if ((earlier?.id ?? split.id).startsWith("sum_")) {
     const { target, summaryId } = await summaryTarget(scope, own, id);
     return { target, id: summaryId };
   }
@@ -64,26 +60,6 @@ async function describeTarget(scope: RecallScope, id: string): Promise<{ target:
   const seq = parseMessageLabel(split.id);
   if (seq !== undefined && seq > parent.maxSeq) throw outOfScope(parent, seq);
   return { target: parentTarget(parent), id: split.id };
-}
-
-/** Every id in a parent's description, written `parent:…`. */
-function withParentIds(
-  description: SummaryDescription | MessageDescription,
-): SummaryDescription | MessageDescription {
-  if (description.kind === "message") {
-    return {
-      ...description,
-      id: parentId(description.id),
-      summarizedBy: description.summarizedBy.map(parentId),
-    };
-  }
-  return {
-    ...description,
-    id: parentId(description.id),
-    children: description.children.map(parentId),
-    parent: description.parent === undefined ? undefined : parentId(description.parent),
-    anchors: description.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(parentId) })),
-  };
 }
 
 function formatDescription(description: SummaryDescription | MessageDescription): string {

@@ -8,17 +8,17 @@ import {
   type RecallReadRequest,
   recallRead,
 } from "../recall/recall-read.js";
+import { earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
 import {
   outOfScope,
   parentAccessNote,
-  parentId,
   parentTarget,
-  type RecallTarget,
   requireParent,
   splitRecallId,
   summaryTarget,
 } from "./parent-recall.js";
 import { type RecallScope, requireStore } from "./recall-scope.js";
+import { headingOf, pageWithIds, type RecallSession, type RecallTarget, sessionOf } from "./recall-target.js";
 
 const parameters = Type.Object({
   summaryId: Type.Optional(
@@ -39,16 +39,17 @@ const parameters = Type.Object({
 
 export type RecallReadParameters = Static<typeof parameters>;
 
-/** A page, with the conversation it comes from; parent pages carry `parent:` ids. */
+/** A page, with the history it comes from; another history's pages carry its ids (`parent:m12`, `prev1:m12`). */
 export interface RecallReadDetails extends RecallPage {
-  session: "current" | "parent";
+  session: RecallSession;
 }
 
 /**
  * `recall_read`: the stored messages, exactly as they were, under a summary id, by message ids or
  * in a time range; paginated within a token bound. A forked subagent reads its parent's messages
  * by `parent:` ids (time ranges read its own history); ids beyond its grant, or any parent id once
- * the grant ended or expired, fail with a `ParentRecallError` naming the reason.
+ * the grant ended or expired, fail with a `ParentRecallError` naming the reason. Earlier sessions
+ * of the conversation are read by `prev1:` ids, one session per call.
  */
 export function createRecallReadTool(scope: RecallScope): AgentTool<typeof parameters, RecallReadDetails> {
   return {
@@ -61,16 +62,14 @@ export function createRecallReadTool(scope: RecallScope): AgentTool<typeof param
     async execute(_toolCallId, params) {
       const { target, request } = await readTarget(scope, params);
       const page = await recallRead(target.store, target.sessionId, scope.counter, request);
-      const details =
-        target.parent === undefined ? { ...page, session: "current" as const } : asParentPage(page);
+      const details = { ...pageWithIds(page, target), session: sessionOf(target) };
       const body = details.messages.map((message) => message.text).join("\n\n");
       const more =
         page.nextCursor === undefined
           ? ""
           : `\n\n[More: call recall_read again with cursor "${page.nextCursor}"]`;
-      const from =
-        target.parent === undefined ? "" : `From the parent conversation ${target.parent.sessionKey}:\n\n`;
-      const text = page.messages.length === 0 ? "No stored messages match." : `${from}${body}${more}`;
+      const text =
+        page.messages.length === 0 ? "No stored messages match." : `${headingOf(target)}${body}${more}`;
       return { content: [{ type: "text", text }], details };
     },
   };
@@ -87,14 +86,19 @@ async function readTarget(
   }
   if (params.messageIds === undefined || params.messageIds.length === 0)
     return { target: own, request: params };
+  const earlier = params.messageIds.map(splitEarlierId);
+  const sessions = new Set(earlier.map((id) => id?.index));
+  if (sessions.size > 1) throw oneConversationAtATime();
+  const [index] = sessions;
+  if (index !== undefined) {
+    const history = await requireEarlier(scope, index);
+    const messageIds = earlier.map((id) => (id as { id: string }).id);
+    return { target: earlierTarget(history), request: { ...params, messageIds } };
+  }
   const split = params.messageIds.map(splitRecallId);
   const fromParent = split.filter((id) => id.fromParent).length;
   if (fromParent === 0) return { target: own, request: params };
-  if (fromParent < split.length) {
-    throw new Error(
-      "recall_read reads one conversation at a time: give only parent: ids or only ids of this conversation",
-    );
-  }
+  if (fromParent < split.length) throw oneConversationAtATime();
   const parent = requireParent(scope);
   for (const { id } of split) {
     const seq = parseMessageLabel(id);
@@ -103,16 +107,8 @@ async function readTarget(
   return { target: parentTarget(parent), request: { ...params, messageIds: split.map(({ id }) => id) } };
 }
 
-/** The page with `parent:` ids, in the details and in each message's header. */
-function asParentPage(page: RecallPage): RecallReadDetails {
-  return {
-    ...page,
-    session: "parent",
-    messages: page.messages.map((message) => ({
-      ...message,
-      id: parentId(message.id),
-      // Headers read `[m12 · role · time]` (see readingHeader).
-      text: message.text.startsWith(`[${message.id} `) ? `[${parentId(message.text.slice(1))}` : message.text,
-    })),
-  };
+function oneConversationAtATime(): Error {
+  return new Error(
+    "recall_read reads one session at a time: give ids with the same prefix (parent:, prev1:, …) or only ids of this session",
+  );
 }

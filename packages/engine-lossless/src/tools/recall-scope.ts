@@ -1,11 +1,13 @@
 /**
- * What the recall tools are bound to: one session of one engine's store, and, for a forked
- * subagent, the parent's history its grant lets it read. Tools are made per session
+ * What the recall tools are bound to: one session of one engine's store, the sessions its
+ * conversation had before a `/new` or `/reset`, and, for a forked subagent, the parent's history
+ * its grant lets it read. Tools are made per session
  * (`LosslessEngine.tools`) because a tool call carries no session of its own.
  */
 import type { TokenCounter } from "@clew/core";
 import type { SemanticRecall } from "../embeddings/semantic-recall.js";
 import type { LosslessStore } from "../store/store.js";
+import type { EarlierHistory } from "./earlier-sessions.js";
 
 export interface RecallScope {
   sessionId: string;
@@ -19,6 +21,8 @@ export interface RecallScope {
    * not (refusal `no-grant` for sessions that are not forked subagents). Absent: never readable.
    */
   parent?: () => ParentHistory;
+  /** The conversation's earlier sessions, newest first. Absent when the session key is unknown. */
+  earlier?: () => Promise<EarlierHistory[]>;
 }
 
 /** A parent conversation a forked subagent may read, up to the newest message at its spawn. */

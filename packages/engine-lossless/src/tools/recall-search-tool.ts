@@ -3,8 +3,10 @@ import { type Static, Type } from "typebox";
 import { isoTime } from "../recall/message-text.js";
 import { type RecallHit, recallSearch } from "../recall/recall-search.js";
 import { ParentRecallError } from "../subagents/parent-recall-error.js";
-import { parentAccessNote, parentId, parentIfGranted } from "./parent-recall.js";
-import { type ParentHistory, type RecallScope, requireStore } from "./recall-scope.js";
+import { earlierAccessNote, earlierHistories, earlierTarget } from "./earlier-sessions.js";
+import { parentAccessNote, parentIfGranted, parentTarget } from "./parent-recall.js";
+import { type RecallScope, requireStore } from "./recall-scope.js";
+import type { OtherHistory, RecallSession, RecallTarget } from "./recall-target.js";
 
 const DEFAULT_LIMIT = 8;
 
@@ -17,9 +19,11 @@ const parameters = Type.Object({
 
 export type RecallSearchParameters = Static<typeof parameters>;
 
-/** A hit with the conversation it comes from; parent hits carry `parent:` ids. */
+/** A hit with the history it comes from; another history's hits carry its ids (`parent:m12`, `prev1:m12`). */
 export interface SessionRecallHit extends RecallHit {
-  session: "current" | "parent";
+  session: RecallSession;
+  /** Where a hit from another history comes from (`earlier session prev1 (…)`). */
+  from?: string;
 }
 
 export interface RecallSearchDetails {
@@ -42,7 +46,8 @@ export function createRecallSearchTool(
     label: "Recall search",
     description:
       "Search the whole stored history of this conversation, including parts shown only as summaries. " +
-      `Returns message ids (m12) and summary ids (sum_…) with snippets; read them with recall_read.${parentAccessNote(scope)}`,
+      "Returns message ids (m12) and summary ids (sum_…) with snippets; read them with recall_read." +
+      `${earlierAccessNote(scope)}${parentAccessNote(scope)}`,
     parameters,
     async execute(_toolCallId, params) {
       const limit = params.limit ?? DEFAULT_LIMIT;
@@ -56,7 +61,9 @@ export function createRecallSearchTool(
       const parent = parentIfGranted(scope);
       const hits: SessionRecallHit[] = own.map((hit) => ({ ...hit, session: "current" }));
       if (parent !== undefined && !(parent instanceof ParentRecallError))
-        hits.push(...(await searchParent(parent, params.query, limit)));
+        hits.push(...(await searchOther(parentTarget(parent), params.query, limit)));
+      for (const history of await earlierHistories(scope))
+        hits.push(...(await searchOther(earlierTarget(history), params.query, limit)));
       // Ranks are fused per conversation, so a parent's exact match and a loose match by meaning
       // here can tie: the word match goes first.
       hits.sort(
@@ -65,7 +72,7 @@ export function createRecallSearchTool(
       );
       const top = hits.slice(0, limit);
       const refusal = parent instanceof ParentRecallError ? parent.message : undefined;
-      const text = formatHits(params.query, top, parent instanceof ParentRecallError ? undefined : parent);
+      const text = formatHits(params.query, top);
       return {
         content: [{ type: "text", text: refusal === undefined ? text : `${text}\n(${refusal}.)` }],
         details: { hits: top, ...(refusal === undefined ? {} : { parentRefusal: refusal }) },
@@ -78,33 +85,27 @@ function byMeaningOnly(hit: RecallHit): boolean {
   return hit.matchedBy.length > 0 && hit.matchedBy.every((match) => match === "meaning");
 }
 
-async function searchParent(
-  parent: ParentHistory,
-  query: string,
-  limit: number,
-): Promise<SessionRecallHit[]> {
-  const hits = await recallSearch(parent.store, parent.sessionId, query, limit);
+/** Another history's hits (words only), with its ids and where they come from. */
+async function searchOther(target: RecallTarget, query: string, limit: number): Promise<SessionRecallHit[]> {
+  const other = target.other as OtherHistory;
+  const id = (value: string) => `${other.prefix}${value}`;
+  const hits = await recallSearch(target.store, target.sessionId, query, limit);
   return hits.map((hit) => ({
     ...hit,
-    id: parentId(hit.id),
-    session: "parent",
+    id: id(hit.id),
+    session: other.session,
+    from: other.label,
     ...(hit.anchors === undefined
       ? {}
-      : {
-          anchors: hit.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(parentId) })),
-        }),
+      : { anchors: hit.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(id) })) }),
   }));
 }
 
-function formatHits(
-  query: string,
-  hits: readonly SessionRecallHit[],
-  parent: ParentHistory | undefined,
-): string {
+function formatHits(query: string, hits: readonly SessionRecallHit[]): string {
   if (hits.length === 0) return `No stored message or summary matches "${echoOf(query)}".`;
   const lines = hits.map((hit, index) => {
     const kind = hit.kind === "message" ? `message, ${hit.role ?? "?"}` : "summary";
-    const what = hit.session === "parent" ? `parent conversation ${parent?.sessionKey ?? ""}, ${kind}` : kind;
+    const what = hit.from === undefined ? kind : `${hit.from}, ${kind}`;
     const anchors =
       hit.anchors === undefined
         ? ""

@@ -180,12 +180,19 @@ const MIGRATIONS: ReadonlyArray<string | TableRebuild> = [
   // (80 heads at 50k messages: 0.65 ms from the rows, 0.25 ms from this index; it costs an append
   // about 2 µs per message).
   "CREATE INDEX messages_heads ON messages (session_ref, seq, role, created_at, tokens);",
+  // The conversation (the host's session key) a session belongs to, so recall reaches the sessions
+  // a conversation had before a /new or /reset (`session-keys.ts`).
+  `
+  ALTER TABLE sessions ADD COLUMN session_key TEXT;
+  CREATE INDEX sessions_by_key ON sessions (session_key, id) WHERE session_key IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /**
  * The oldest schema this code reads as it is, without migrating it (a read-only open next to a
- * gateway of the previous release): migration 10 only adds an index.
+ * gateway of the previous release): migration 10 only adds an index, and migration 11 a column
+ * that only `session-keys.ts` reads, with statements prepared on first use.
  */
 export const OLDEST_READABLE_VERSION = 9;
 

@@ -27,6 +27,7 @@ import type {
   AppendMessagesResult,
   CompactionWrite,
   ContextView,
+  EarlierSessionInfo,
   LosslessStore,
   MessageRangeQuery,
   MessageSearchOptions,
@@ -51,6 +52,7 @@ import { configureConnection, migrate } from "./schema.js";
 import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
 import { MAX_MERGE_STEPS, mergeSearchIndexStep, SEARCH_INDEXES } from "./search-merge.js";
 import { SessionJsonBytes } from "./session-json-bytes.js";
+import { SessionKeys } from "./session-keys.js";
 import { SqliteHistoryReader } from "./sqlite-history-reader.js";
 import { SqliteRecorder } from "./sqlite-recorder.js";
 import { SqliteSearch } from "./sqlite-search.js";
@@ -102,6 +104,7 @@ export class SqliteLosslessStore implements LosslessStore {
   private readonly searchIndex: MessageSearchIndex;
   private readonly log: StoreLog;
   private readonly jsonBytes: SessionJsonBytes;
+  private readonly sessionKeys: SessionKeys;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -113,6 +116,7 @@ export class SqliteLosslessStore implements LosslessStore {
   ) {
     const statements = prepareStatements(database);
     this.jsonBytes = new SessionJsonBytes(database);
+    this.sessionKeys = new SessionKeys(database);
     this.recorder = new SqliteRecorder(database, () => fileBytes(path), this.jsonBytes);
     this.jobs = new SqliteSummaryJobs(database);
     this.writer = new SqliteViewWriter(database, statements, this.jobs, now);
@@ -224,6 +228,14 @@ export class SqliteLosslessStore implements LosslessStore {
     await this.log.emptyIfLarge();
     // Emptied here or by an earlier background step: started again now, not in the next ingest.
     this.run("settle", () => this.log.restartIfEmpty());
+  }
+
+  async noteSessionKey(sessionId: string, sessionKey: string): Promise<boolean> {
+    return this.run("noteSessionKey", () => this.sessionKeys.note(sessionId, sessionKey));
+  }
+
+  async earlierSessions(sessionId: string, sessionKey: string, limit: number): Promise<EarlierSessionInfo[]> {
+    return this.run("earlierSessions", () => this.sessionKeys.earlier(sessionId, sessionKey, limit));
   }
 
   async sizeOnDisk(): Promise<number> {

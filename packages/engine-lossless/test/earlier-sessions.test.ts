@@ -1,0 +1,117 @@
+import type { AgentMessage } from "@clew/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { assistantText, codingConversation, userText } from "./support/conversations.js";
+import { TempEngines } from "./support/temp-engine.js";
+
+const engines = new TempEngines();
+afterEach(() => engines.cleanup());
+
+const KEY = "agent:main:main";
+const START = Date.UTC(2026, 10, 30, 9);
+
+function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
+  return result.content.map((part) => part.text ?? "").join("");
+}
+
+async function storeTurn(
+  engine: Awaited<ReturnType<TempEngines["engine"]>>,
+  sessionId: string,
+  messages: AgentMessage[],
+  sessionKey = KEY,
+): Promise<void> {
+  await engine.afterTurn({
+    sessionId,
+    sessionKey,
+    sessionFile: `memory:${sessionId}`,
+    messages,
+    prePromptMessageCount: 0,
+  });
+}
+
+describe("recall across a conversation's sessions (after /new or /reset)", () => {
+  it("finds, reads and describes the earlier sessions of the same session key, and no other", async () => {
+    const engine = await engines.engine();
+    await storeTurn(engine, "monday", [
+      userText("Set the staging port to 8443 in deploy/staging.env.", START),
+      assistantText("Done: deploy/staging.env now sets PORT=8443.", START + 1_000),
+      ...codingConversation(10, { toolOutputChars: 1_500 }).map(
+        (message, index) => ({ ...message, timestamp: START + 2_000 + index }) as AgentMessage,
+      ),
+    ]);
+    await engine.compact({ sessionId: "monday", sessionKey: KEY, tokenBudget: 2_000, force: true });
+    await storeTurn(engine, "tuesday", [
+      userText("Rename the cron job to nightly-rollup.", START + 86_400_000),
+      assistantText("Renamed it to nightly-rollup.", START + 86_401_000),
+    ]);
+    // Another conversation of the same agent, never reachable from this one.
+    await storeTurn(
+      engine,
+      "telegram",
+      [userText("My staging port is secret-7777.", START + 2_000), assistantText("Noted.", START + 3_000)],
+      "agent:main:telegram:42",
+    );
+
+    // The first turn of a new session: nothing of it is stored yet.
+    const [search, read, describe] = engine.tools({ sessionId: "wednesday", sessionKey: KEY });
+    if (search === undefined || read === undefined || describe === undefined) throw new Error("no tools");
+    expect(search.description).toContain("prev1:m12");
+
+    const found = await search.execute("1", { query: "staging port" });
+    const hits = found.details.hits as Array<{ id: string; session: string }>;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((hit) => hit.id.startsWith("prev2:"))).toBe(true);
+    expect(hits.every((hit) => hit.session === "earlier")).toBe(true);
+    expect(textOf(found)).toContain("earlier session prev2 (2026-11-30T09:00:00.000Z");
+    expect(textOf(found)).not.toContain("secret-7777");
+
+    const page = await read.execute("2", { messageIds: ["prev2:m1", "prev2:m2"] });
+    expect(textOf(page)).toMatch(/^From an earlier session of this conversation \(prev2, /);
+    expect(textOf(page)).toContain("Set the staging port to 8443 in deploy/staging.env.");
+    expect(textOf(page)).toContain("[prev2:m2 ");
+    expect(page.details.session).toBe("earlier");
+    expect(page.details.messages.map((message: { id: string }) => message.id)).toEqual([
+      "prev2:m1",
+      "prev2:m2",
+    ]);
+
+    const newer = await read.execute("3", { messageIds: ["prev1:m1"] });
+    expect(textOf(newer)).toContain("nightly-rollup");
+
+    // The compaction's summary, by its prefixed id and by its bare one.
+    const summary = hits.find((hit) => hit.id.startsWith("prev2:sum_"))?.id;
+    expect(summary).toBeDefined();
+    const described = await describe.execute("4", { id: summary as string });
+    expect(textOf(described)).toContain("covers");
+    expect((described.details as { id: string }).id).toBe(summary);
+    const bare = await read.execute("5", { summaryId: (summary as string).slice("prev2:".length) });
+    expect(textOf(bare)).toContain("PORT=8443");
+
+    await expect(read.execute("6", { messageIds: ["prev3:m1"] })).rejects.toThrow(
+      "earlier sessions are prev1 to prev2",
+    );
+    await expect(read.execute("7", { messageIds: ["prev1:m1", "prev2:m1"] })).rejects.toThrow(
+      "one session at a time",
+    );
+    await expect(read.execute("8", { messageIds: ["prev1:m1", "m1"] })).rejects.toThrow(
+      "one session at a time",
+    );
+  });
+
+  it("counts back from the session itself once it is stored, and needs the session key", async () => {
+    const engine = await engines.engine();
+    await storeTurn(engine, "first", [userText("alpha-one", START), assistantText("ok", START + 1)]);
+    await storeTurn(engine, "second", [userText("beta-two", START + 10), assistantText("ok", START + 11)]);
+    await storeTurn(engine, "third", [userText("gamma-three", START + 20), assistantText("ok", START + 21)]);
+
+    const [fromSecond] = engine.tools({ sessionId: "second", sessionKey: KEY });
+    const hits = (await fromSecond?.execute("1", { query: "alpha-one gamma-three" }))?.details.hits as Array<{
+      id: string;
+    }>;
+    // The session after it is not an earlier one.
+    expect(hits.map((hit) => hit.id)).toEqual(["prev1:m1"]);
+
+    const [withoutKey] = engine.tools({ sessionId: "third" });
+    expect(withoutKey?.description).not.toContain("prev1:");
+    expect((await withoutKey?.execute("2", { query: "alpha-one" }))?.details.hits).toEqual([]);
+  });
+});
