@@ -9,8 +9,7 @@ export const RECALL_TOOL_NAMES = ["recall_search", "recall_read", "recall_descri
 const WITH_TOOLS = [
   "Lossless memory: every earlier message of this conversation is stored verbatim, even when older",
   "parts appear only as <lossless-summary> blocks or a context note. To get details back:",
-  "recall_search finds messages and summaries by words, codes, paths or errors, also in this",
-  "conversation's sessions before a /new or /reset;",
+  "recall_search finds messages and summaries by words, codes, paths or errors;",
   "recall_describe shows what a summary covers and its anchors;",
   "recall_read returns the original messages of a summary id, message ids (m12) or a time range.",
   "Before relying on an exact value (path, id, command, number, error) seen only in a summary,",
