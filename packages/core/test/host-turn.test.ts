@@ -262,6 +262,10 @@ describe("assemble", () => {
     const answered = await turn(host, stopped.session, { callModel: toolLoopModel().step, maxSteps: 2 });
     expect(answered).toMatchObject({ steps: 2, stepLimitReached: false });
     expect(DEFAULT_MAX_STEPS).toBe(200);
+    // A limit below one still makes the call a turn needs.
+    const once = await turn(host, answered.session, { callModel: endless, maxSteps: 0 });
+    expect(once).toMatchObject({ steps: 1, stepLimitReached: true });
+    expect(once.lastContext).toBeDefined();
   });
 
   it("the tokenBudget is the window minus the reserve, the system prompt and the pending messages", async () => {

@@ -161,4 +161,16 @@ describe("a running turn's tool loop over the budget", () => {
     expect(nextDigest).toContain("src/audit/module-0.ts");
     expect(nextDigest).toContain(`ERR_RETRY_${60 - keptSteps}`);
   });
+
+  it("digests them on a session's first turn too, with nothing stored yet (as after a /new)", async () => {
+    const { engine } = databases.open(await databases.path(), { prepareSummaries: false });
+    const loop = toolLoop(60, 1_900_000_000_000);
+    const result = await engine.assemble({ sessionId: "fresh", messages: loop, tokenBudget: 8_000 });
+    expect(sentTokens(charEstimateTokenCounter, result)).toBeLessThanOrEqual(8_000);
+    expect(orphanToolResults(result.messages)).toEqual([]);
+    const digest = textOf(result.messages[0]);
+    expect(digest).toMatch(/^\[Context note\] \d+ messages of this turn .* a digest of them, made by code/s);
+    expect(digest).toContain("src/audit/module-0.ts");
+    expect(textOf(result.messages[1])).toBe("Audit every module for the retry bug.");
+  });
 });

@@ -50,6 +50,9 @@ export async function maybeFlushMemory(
       systemPrompt: run.prepared.prompt.text,
       model: run.model,
       callModel: run.step,
+      ...(config.agents?.defaults?.maxStepsPerTurn === undefined
+        ? {}
+        : { maxSteps: config.agents.defaults.maxStepsPerTurn }),
       ...(run.signal === undefined ? {} : { signal: run.signal }),
     });
   } catch (error) {

@@ -117,7 +117,8 @@ export async function runContextEngineTurn(
   const isOverflow = params.isContextOverflow ?? ((error: unknown) => error instanceof ContextOverflowError);
   let lastContext: PreparedContext | undefined;
   let step = 0;
-  const maxSteps = params.maxSteps ?? DEFAULT_MAX_STEPS;
+  // At least one call: a turn that asked nothing would have no context to report.
+  const maxSteps = Math.max(1, Math.floor(params.maxSteps ?? DEFAULT_MAX_STEPS));
   let answered = false;
 
   const compact = async (request: Parameters<ContextEngineHost["compactSession"]>[1]) => {

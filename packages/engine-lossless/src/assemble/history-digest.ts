@@ -74,7 +74,8 @@ export async function assembleWithDigest(request: DigestAssembly): Promise<Assem
   if (reserve === 0 || !isOmissionNote(whole.messages[0])) return whole;
   const reduced = assembleView(view, hostMessages, budget - reserve, counter);
   const note = reduced.messages[0];
-  if (!isOmissionNote(note) || reduced.keptFrom === 0 || reduced.clipped > whole.clipped) return whole;
+  const nothingLeftOut = reduced.keptFrom === 0 && reduced.leftOutLive.length === 0;
+  if (!isOmissionNote(note) || nothingLeftOut || reduced.clipped > whole.clipped) return whole;
   const kept = reduced.tokens - counter.countMessage(note as AgentMessage);
   const digest = await request.cache.digestFor(request.sessionId, view, {
     omittedItems: reduced.keptFrom,
