@@ -36,6 +36,7 @@ import {
   type IngestResult,
   isAbortForSignal,
   type MaintainParams,
+  type SessionDeletedParams,
   type SubagentEndedParams,
   type SubagentSpawnParams,
   type SubagentSpawnPreparation,
@@ -320,6 +321,18 @@ export class LosslessEngine implements ContextEngine {
    */
   async prepareSubagentSpawn(params: SubagentSpawnParams): Promise<SubagentSpawnPreparation | undefined> {
     return this.subagents.prepare(params);
+  }
+
+  /**
+   * The user deleted a session: it, and every earlier session of its conversation, leave that
+   * conversation, so a new session under the same key reaches none of them. Their messages stay,
+   * as the host keeps the deleted transcript; `clew lossless prune` removes them.
+   */
+  async onSessionDeleted(params: SessionDeletedParams): Promise<void> {
+    const { sessionId, sessionKey } = params;
+    for (const [noted, key] of this.notedKeys)
+      if (noted === sessionId || key === sessionKey) this.notedKeys.delete(noted);
+    await this.store?.detachConversation(sessionId, sessionKey);
   }
 
   /** Ends the child's grant, whatever the reason. */

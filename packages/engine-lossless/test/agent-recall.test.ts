@@ -59,6 +59,7 @@ function script(request: RecordedRequest): FakeReply {
       text,
     );
     if (found !== null) return call("recall_read", { messageIds: [found[1]] });
+    if (text.startsWith("No stored message or summary matches")) return { text: "I do not know it." };
     if (text.includes("XK-42-ALPHA")) return { text: "The key is XK-42-ALPHA." };
   }
   return { text: `unexpected request: ${JSON.stringify(last)}` };
@@ -126,6 +127,21 @@ describe("the lossless recall tools in a real agent", () => {
     expect(results[1]?.content[0]?.text).toMatch(/^From an earlier session of this conversation \(prev1, /);
     expect(results[1]?.content[0]?.text).toContain(`[prev1:m1 user `);
     expect(results[1]?.content[0]?.text).toContain(NEEDLE);
+  });
+
+  it("never reach a deleted conversation from a new session under its key", async () => {
+    agent = await createLosslessAgent(script);
+    const { service } = agent;
+    await service.createSession({ sessionKey: KEY });
+    await service.sendMessage(KEY, NEEDLE);
+    await service.sendMessage(KEY, "/new");
+    await service.sendMessage(KEY, "Remember: the second session holds XK-42-ALPHA too");
+    await service.deleteSession(KEY);
+    await service.createSession({ sessionKey: KEY });
+    expect(await service.sendMessage(KEY, "What was the deploy key?")).toMatchObject({
+      ok: true,
+      text: "I do not know it.",
+    });
   });
 
   it("let a forked subagent read its parent's history through its grant", async () => {

@@ -97,6 +97,20 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     );
   });
 
+  it("forgets a deleted conversation: its sessions are no earlier ones of a new session under the key", async () => {
+    const engine = await engines.engine();
+    await storeTurn(engine, "first", [userText("alpha-one", START), assistantText("ok", START + 1)]);
+    await storeTurn(engine, "second", [userText("beta-two", START + 10), assistantText("ok", START + 11)]);
+    await engine.onSessionDeleted({ sessionId: "second", sessionKey: KEY });
+    await storeTurn(engine, "recreated", [
+      userText("gamma-three", START + 20),
+      assistantText("ok", START + 21),
+    ]);
+    const [search] = engine.tools({ sessionId: "recreated", sessionKey: KEY });
+    const found = await search?.execute("1", { query: "alpha-one beta-two gamma-three" });
+    expect((found?.details.hits as Array<{ id: string }>).map((hit) => hit.id)).toEqual(["m1"]);
+  });
+
   it("counts back from the session itself once it is stored, and needs the session key", async () => {
     const engine = await engines.engine();
     await storeTurn(engine, "first", [userText("alpha-one", START), assistantText("ok", START + 1)]);

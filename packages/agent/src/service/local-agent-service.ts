@@ -156,6 +156,9 @@ export class LocalAgentService implements AgentService {
     if (await this.store.exists(agentId, entry.sessionId))
       await this.store.archive(agentId, entry.sessionId, "deleted");
     await this.runtime(agentId).index.remove(key);
+    // The engine's own copy must not outlive the conversation: a new session under the same key
+    // would otherwise reach it (recall across a conversation's earlier sessions).
+    await this.runtime(agentId).host.sessionDeleted({ sessionId: entry.sessionId, sessionKey: key });
   }
 
   async sendMessage(

@@ -15,6 +15,7 @@ import type {
   ContextEngineStatusSection,
   IngestParams,
   IngestResult,
+  SessionDeletedParams,
 } from "./types.js";
 
 type MethodOf<M extends ContextEngineLifecycleMethod> = NonNullable<ContextEngine[M]>;
@@ -72,6 +73,7 @@ export class GuardedContextEngine implements ContextEngine {
   prepareSubagentSpawn?: ContextEngine["prepareSubagentSpawn"];
   onSubagentEnded?: ContextEngine["onSubagentEnded"];
   describeStatus?: ContextEngine["describeStatus"];
+  onSessionDeleted?: ContextEngine["onSessionDeleted"];
 
   private readonly options: GuardedContextEngineOptions;
   private readonly rejectedHostParams = new Set<string>();
@@ -99,6 +101,24 @@ export class GuardedContextEngine implements ContextEngine {
     }
     if (typeof target.describeStatus === "function") {
       this.describeStatus = (params) => this.describeTargetStatus(params);
+    }
+    if (typeof target.onSessionDeleted === "function") {
+      this.onSessionDeleted = (params) => this.tellSessionDeleted(params);
+    }
+  }
+
+  /**
+   * Told even when quarantined (what the engine keeps must stop reaching other sessions); a failure
+   * is logged, never quarantined: the deletion itself has happened.
+   */
+  private async tellSessionDeleted(params: SessionDeletedParams): Promise<void> {
+    try {
+      await this.options.target.onSessionDeleted?.(params);
+    } catch (error) {
+      this.options.logger.warn(`context engine ${this.registeredId}: onSessionDeleted failed`, {
+        sessionId: params.sessionId,
+        error: describeError(error),
+      });
     }
   }
 

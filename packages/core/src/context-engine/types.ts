@@ -285,6 +285,20 @@ export interface ContextEngine {
    * throw only leaves the section out: it never quarantines the engine.
    */
   describeStatus?(params: { sessionId: string }): Promise<ContextEngineStatusSection | undefined>;
+  /**
+   * Clew extension (OpenClaw hosts never call it): the user deleted a session. The engine must no
+   * longer reach it, or the conversation its `sessionKey` named, from any other session (recall
+   * across a conversation's earlier sessions); it may also delete what it keeps of them. Best
+   * effort: a throw is logged and never quarantines the engine, and a quarantined engine is still
+   * told.
+   */
+  onSessionDeleted?(params: SessionDeletedParams): Promise<void>;
+}
+
+/** The session the user deleted, and the conversation (host session key) it was the current one of. */
+export interface SessionDeletedParams {
+  sessionId: string;
+  sessionKey?: string;
 }
 
 /** What `describeStatus` answers: a titled block of lines, and the same facts as JSON. */

@@ -18,6 +18,7 @@ import type {
   ContextEngine,
   ContextEngineRuntimeContext,
   ContextEngineRuntimeSettings,
+  SessionDeletedParams,
   SubagentEndedParams,
 } from "../context-engine/types.js";
 import { describeError } from "../errors.js";
@@ -305,6 +306,16 @@ export class ContextEngineHost {
   /** Best-effort `onSubagentEnded`. */
   endSubagent(params: SubagentEndedParams): Promise<void> {
     return endSubagent(this, params);
+  }
+
+  /** Tells the engine the user deleted a session (`onSessionDeleted`); never throws. */
+  async sessionDeleted(params: SessionDeletedParams): Promise<void> {
+    try {
+      const { engine } = await this.engine();
+      await engine.onSessionDeleted?.(params);
+    } catch (error) {
+      this.options.logger.warn(`context engine onSessionDeleted failed: ${describeError(error)}`);
+    }
   }
 
   /** Disposes the current engine and resolves the slot again on next use (after config changes). */

@@ -238,5 +238,11 @@ export interface LosslessStore {
    * conversation's sessions before a `/new` or `/reset`.
    */
   earlierSessions(sessionId: string, sessionKey: string, limit: number): Promise<EarlierSessionInfo[]>;
+  /**
+   * Takes the session, and every session recorded under `sessionKey`, out of their conversation
+   * (the user deleted it): `earlierSessions` never lists them again, until a key is noted for one
+   * anew. Their messages stay. Answers how many sessions it detached.
+   */
+  detachConversation(sessionId: string, sessionKey: string | undefined): Promise<number>;
   close(): Promise<void>;
 }

@@ -53,6 +53,35 @@ export function runIngestContractCases(createStore: () => Promise<StoreUnderTest
   );
 
   it(
+    "detaches a deleted conversation: none of its sessions is an earlier one again, the messages stay",
+    withStore(createStore, async ({ store }) => {
+      const key = "agent:main:main";
+      for (const [sessionId, at] of [
+        ["before-new", 1_000],
+        ["deleted", 2_000],
+        ["elsewhere", 3_000],
+      ] as const) {
+        await store.appendMessages(sessionId, [stored(sessionId, "hello", at, true)]);
+        await store.noteSessionKey(sessionId, sessionId === "elsewhere" ? "agent:main:other" : key);
+      }
+      expect(await store.detachConversation("deleted", key)).toBe(2);
+      expect(await store.earlierSessions("recreated", key, 10)).toEqual([]);
+      expect((await store.earlierSessions("later", "agent:main:other", 10)).map((s) => s.sessionId)).toEqual([
+        "elsewhere",
+      ]);
+      expect((await store.sessionStats("deleted")).messageCount).toBe(1);
+      // By session id alone (the key unknown), and nothing left to detach the second time.
+      expect(await store.detachConversation("elsewhere", undefined)).toBe(1);
+      expect(await store.detachConversation("elsewhere", undefined)).toBe(0);
+      // Noted anew, a session is part of a conversation again.
+      await store.noteSessionKey("before-new", key);
+      expect((await store.earlierSessions("recreated", key, 10)).map((s) => s.sessionId)).toEqual([
+        "before-new",
+      ]);
+    }),
+  );
+
+  it(
     "stores a message once whatever creation time a later copy comes with, timestamp or not",
     withStore(createStore, async ({ store }) => {
       const timed = stored("s1", "timed", 5_000, true);

@@ -9,6 +9,8 @@ import type { EarlierSessionInfo } from "../history.js";
 
 const SQL = {
   current: "SELECT session_key AS sessionKey FROM sessions WHERE session_id = ?",
+  detach: `UPDATE sessions SET session_key = NULL
+       WHERE session_key IS NOT NULL AND (session_id = @session OR session_key = @key)`,
   note: "UPDATE sessions SET session_key = @key WHERE session_id = @session",
   // Sessions with the key, created before this one (all of them while this one has no row yet),
   // holding messages, newest first; `min` and `max` of `created_at` read the time index alone.
@@ -39,6 +41,11 @@ export class SessionKeys {
     return true;
   }
 
+  /** Takes the session, and every session recorded under `sessionKey`, out of their conversation. */
+  detach(sessionId: string, sessionKey: string | undefined): number {
+    return this.prepared().detach.run({ session: sessionId, key: sessionKey ?? null }).changes;
+  }
+
   earlier(sessionId: string, sessionKey: string, limit: number): EarlierSessionInfo[] {
     return this.prepared().earlier.all({
       key: sessionKey,
@@ -50,6 +57,7 @@ export class SessionKeys {
   private prepared(): { [Name in keyof typeof SQL]: Database.Statement } {
     this.statements ??= {
       current: this.database.prepare(SQL.current),
+      detach: this.database.prepare(SQL.detach),
       note: this.database.prepare(SQL.note),
       earlier: this.database.prepare(SQL.earlier),
     };

@@ -234,6 +234,10 @@ export class SqliteLosslessStore implements LosslessStore {
     return this.run("noteSessionKey", () => this.sessionKeys.note(sessionId, sessionKey));
   }
 
+  async detachConversation(sessionId: string, sessionKey: string | undefined): Promise<number> {
+    return this.run("detachConversation", () => this.sessionKeys.detach(sessionId, sessionKey));
+  }
+
   async earlierSessions(sessionId: string, sessionKey: string, limit: number): Promise<EarlierSessionInfo[]> {
     return this.run("earlierSessions", () => this.sessionKeys.earlier(sessionId, sessionKey, limit));
   }
