@@ -362,8 +362,17 @@ export class LosslessEngine implements ContextEngine {
   private async earlierSessions(sessionId: string, sessionKey: string): Promise<EarlierHistory[]> {
     const store = this.disposed ? undefined : this.store;
     if (store === undefined) return [];
-    const sessions = await store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS);
-    return sessions.map((session, position) => ({ ...session, index: position + 1, store }));
+    try {
+      const sessions = await store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS);
+      return sessions.map((session, position) => ({ ...session, index: position + 1, store }));
+    } catch (error) {
+      // The tools still answer from this session's own history.
+      this.options.logger.warn("lossless: could not list the conversation's earlier sessions", {
+        sessionId,
+        error: describeError(error),
+      });
+      return [];
+    }
   }
 
   async dispose(): Promise<void> {

@@ -9,6 +9,21 @@ afterEach(() => engines.cleanup());
 const KEY = "agent:main:main";
 const START = Date.UTC(2026, 10, 30, 9);
 
+/** The three recall tools of a session, by name. */
+function toolsOf(engine: Awaited<ReturnType<TempEngines["engine"]>>, sessionId: string, sessionKey?: string) {
+  const [search, read, describe] = engine.tools({
+    sessionId,
+    ...(sessionKey === undefined ? {} : { sessionKey }),
+  });
+  if (search === undefined || read === undefined || describe === undefined)
+    throw new Error("no recall tools");
+  return { search, read, describe };
+}
+
+function hitIds(result: { details: { hits: Array<{ id: string }> } }): string[] {
+  return result.details.hits.map((hit) => hit.id);
+}
+
 function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
   return result.content.map((part) => part.text ?? "").join("");
 }
@@ -52,8 +67,7 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     );
 
     // The first turn of a new session: nothing of it is stored yet.
-    const [search, read, describe] = engine.tools({ sessionId: "wednesday", sessionKey: KEY });
-    if (search === undefined || read === undefined || describe === undefined) throw new Error("no tools");
+    const { search, read, describe } = toolsOf(engine, "wednesday", KEY);
     expect(search.description).toContain("prev1:m12");
 
     const found = await search.execute("1", { query: "staging port" });
@@ -80,9 +94,14 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     // The compaction's summary, by its prefixed id and by its bare one.
     const summary = hits.find((hit) => hit.id.startsWith("prev2:sum_"))?.id;
     expect(summary).toBeDefined();
-    const described = await describe.execute("4", { id: summary as string });
-    expect(textOf(described)).toContain("covers");
+    const described = await describe.execute("4", { id: ` ${summary} ` });
     expect((described.details as { id: string }).id).toBe(summary);
+    // The messages it covers are named as they are read from here.
+    expect((described.details as { covers: string }).covers).toMatch(/^prev2:m1–prev2:m\d+$/);
+    expect(textOf(described)).toContain("Message ids in the text below are its own: write m12 as prev2:m12.");
+    expect(textOf((await describe.execute("4b", { id: "prev2: m1" })) as never)).toContain(
+      "prev2:m1: user message",
+    );
     const bare = await read.execute("5", { summaryId: (summary as string).slice("prev2:".length) });
     expect(textOf(bare)).toContain("PORT=8443");
 
@@ -106,9 +125,36 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
       userText("gamma-three", START + 20),
       assistantText("ok", START + 21),
     ]);
-    const [search] = engine.tools({ sessionId: "recreated", sessionKey: KEY });
-    const found = await search?.execute("1", { query: "alpha-one beta-two gamma-three" });
-    expect((found?.details.hits as Array<{ id: string }>).map((hit) => hit.id)).toEqual(["m1"]);
+    const { search } = toolsOf(engine, "recreated", KEY);
+    expect(hitIds(await search.execute("1", { query: "alpha-one beta-two gamma-three" }))).toEqual(["m1"]);
+  });
+
+  it("ranks this session's hits first, earlier sessions' in a quarter of the places and any left", async () => {
+    const engine = await engines.engine();
+    for (let session = 0; session < 8; session++) {
+      const at = START + session * 1_000;
+      await storeTurn(engine, `old-${session}`, [
+        userText(`Which port is free on box ${session}? Ticket qzbox.`, at),
+        assistantText("Nothing else here.", at + 1),
+      ]);
+    }
+    const current: AgentMessage[] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      const at = START + 100_000 + turn * 10;
+      current.push(
+        userText(`The staging port for service ${turn} is 84${turn}3.`, at),
+        assistantText(`Noted the staging port of service ${turn}.`, at + 1),
+      );
+    }
+    await storeTurn(engine, "now", current);
+    const { search } = toolsOf(engine, "now", KEY);
+    const ids = hitIds(await search.execute("1", { query: "staging port", limit: 8 }));
+    expect(ids).toHaveLength(8);
+    expect(ids.slice(0, 6).every((id) => /^m\d+$/.test(id))).toBe(true);
+    expect(ids.slice(6).every((id) => id.startsWith("prev"))).toBe(true);
+    // With few hits here, earlier sessions fill the places left.
+    const few = hitIds(await search.execute("2", { query: "qzbox", limit: 8 }));
+    expect(few.filter((id) => id.startsWith("prev"))).toHaveLength(8);
   });
 
   it("counts back from the session itself once it is stored, and needs the session key", async () => {
@@ -117,15 +163,15 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     await storeTurn(engine, "second", [userText("beta-two", START + 10), assistantText("ok", START + 11)]);
     await storeTurn(engine, "third", [userText("gamma-three", START + 20), assistantText("ok", START + 21)]);
 
-    const [fromSecond] = engine.tools({ sessionId: "second", sessionKey: KEY });
-    const hits = (await fromSecond?.execute("1", { query: "alpha-one gamma-three" }))?.details.hits as Array<{
-      id: string;
-    }>;
     // The session after it is not an earlier one.
-    expect(hits.map((hit) => hit.id)).toEqual(["prev1:m1"]);
+    const fromSecond = toolsOf(engine, "second", KEY).search;
+    expect(hitIds(await fromSecond.execute("1", { query: "alpha-one gamma-three" }))).toEqual(["prev1:m1"]);
 
-    const [withoutKey] = engine.tools({ sessionId: "third" });
-    expect(withoutKey?.description).not.toContain("prev1:");
-    expect((await withoutKey?.execute("2", { query: "alpha-one" }))?.details.hits).toEqual([]);
+    const withoutKey = toolsOf(engine, "third");
+    expect(withoutKey.search.description).not.toContain("prev1:");
+    expect(hitIds(await withoutKey.search.execute("2", { query: "alpha-one" }))).toEqual([]);
+    await expect(withoutKey.read.execute("3", { messageIds: ["prev1:m1"] })).rejects.toThrow(
+      "this run did not say which conversation it is",
+    );
   });
 });

@@ -50,17 +50,23 @@ export function queryTerms(query: string): string[] {
   return queryWords(query, MAX_TERMS);
 }
 
+/**
+ * `maxRankedMessages` bounds the message ranking (`MessageSearchOptions.maxRanked`): for a search
+ * of histories besides the session's own, so one call stays cheap however many it covers.
+ */
 export async function recallSearch(
   store: LosslessStore,
   sessionId: string,
   query: string,
   limit: number,
   meaning?: SemanticRecall,
+  maxRankedMessages?: number,
 ): Promise<RecallHit[]> {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
+  const bounded = maxRankedMessages === undefined ? undefined : { maxRanked: maxRankedMessages };
   const [messageHits, summaryHits, anchorHits, meaningHits] = await Promise.all([
-    store.searchMessages(sessionId, terms, LIST_DEPTH),
+    store.searchMessages(sessionId, terms, LIST_DEPTH, bounded),
     store.searchSummaries(sessionId, terms, "content", LIST_DEPTH),
     store.searchSummaries(sessionId, terms, "anchors", LIST_DEPTH),
     meaning?.nearestMessages(store, sessionId, query, { limit: LIST_DEPTH }) ?? [],

@@ -24,7 +24,7 @@ const EARLIER_ID = /^prev([1-9]\d*):(.+)$/s;
 /** `prev2:m12` → `{ index: 2, id: "m12" }`; undefined for other ids. */
 export function splitEarlierId(id: string): { index: number; id: string } | undefined {
   const match = EARLIER_ID.exec(id.trim());
-  return match === null ? undefined : { index: Number(match[1]), id: match[2] as string };
+  return match === null ? undefined : { index: Number(match[1]), id: (match[2] as string).trim() };
 }
 
 export function earlierTarget(history: EarlierHistory): RecallTarget {
@@ -49,6 +49,11 @@ export async function earlierHistories(scope: RecallScope): Promise<EarlierHisto
 
 /** @throws Error naming the earlier sessions there are, for an index beyond them. */
 export async function requireEarlier(scope: RecallScope, index: number): Promise<EarlierHistory> {
+  if (scope.earlier === undefined) {
+    throw new Error(
+      `prev${index}: ids name earlier sessions of a conversation, and this run did not say which conversation it is (no session key)`,
+    );
+  }
   const histories = await earlierHistories(scope);
   const found = histories.find((history) => history.index === index);
   if (found !== undefined) return found;
@@ -65,4 +70,9 @@ export function earlierAccessNote(scope: RecallScope): string {
     ? ""
     : " It also searches this conversation's earlier sessions (before a /new or /reset), whose ids are " +
         "written prev1:m12 and prev1:sum_… (prev1 is the session just before this one).";
+}
+
+/** recall_read's and recall_describe's shorter word on the same ids. */
+export function earlierIdsNote(scope: RecallScope): string {
+  return scope.earlier === undefined ? "" : " Ids of earlier sessions keep their prefix (prev1:m12).";
 }

@@ -6,7 +6,7 @@ import {
   recallDescribe,
   type SummaryDescription,
 } from "../recall/recall-describe.js";
-import { earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
+import { earlierIdsNote, earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
 import { outOfScope, parentTarget, requireParent, splitRecallId, summaryTarget } from "./parent-recall.js";
 import { type RecallScope, requireStore } from "./recall-scope.js";
 import { descriptionWithIds, headingOf, type RecallTarget } from "./recall-target.js";
@@ -31,14 +31,22 @@ export function createRecallDescribeTool(
     label: "Recall describe",
     description:
       "Describe a summary (which messages it covers, its child summaries and its anchors: exact paths, ids, " +
-      "commands and numbers with the messages they come from) or a message (which summaries cover it).",
+      "commands and numbers with the messages they come from) or a message (which summaries cover it)." +
+      earlierIdsNote(scope),
     parameters,
     async execute(_toolCallId, params) {
       const { target, id } = await describeTarget(scope, params.id);
       const found = await recallDescribe(target.store, target.sessionId, id);
       const description = descriptionWithIds(found, target);
+      // The summary's own text names messages as its session does; say how to read them from here.
+      const idsNote =
+        target.other === undefined || description.kind !== "summary"
+          ? ""
+          : `Message ids in the text below are its own: write m12 as ${target.other.prefix}m12.\n`;
       return {
-        content: [{ type: "text", text: `${headingOf(target, "\n")}${formatDescription(description)}` }],
+        content: [
+          { type: "text", text: `${headingOf(target, "\n")}${idsNote}${formatDescription(description)}` },
+        ],
         details: description,
       };
     },

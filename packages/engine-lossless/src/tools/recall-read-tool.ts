@@ -8,7 +8,7 @@ import {
   type RecallReadRequest,
   recallRead,
 } from "../recall/recall-read.js";
-import { earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
+import { earlierIdsNote, earlierTarget, requireEarlier, splitEarlierId } from "./earlier-sessions.js";
 import {
   outOfScope,
   parentAccessNote,
@@ -57,7 +57,7 @@ export function createRecallReadTool(scope: RecallScope): AgentTool<typeof param
     label: "Recall read",
     description:
       "Read earlier messages of this conversation verbatim: give one of summaryId, messageIds, or from/to. " +
-      `Long results come in pages; pass nextCursor to continue.${parentAccessNote(scope)}`,
+      `Long results come in pages; pass nextCursor to continue.${earlierIdsNote(scope)}${parentAccessNote(scope)}`,
     parameters,
     async execute(_toolCallId, params) {
       const { target, request } = await readTarget(scope, params);

@@ -9,6 +9,11 @@ import { type RecallScope, requireStore } from "./recall-scope.js";
 import type { OtherHistory, RecallSession, RecallTarget } from "./recall-target.js";
 
 const DEFAULT_LIMIT = 8;
+/**
+ * Messages ranked at most per earlier session: a search reaches up to eight of them besides this
+ * one, and unbounded, each ranked every match of a common word across the whole store.
+ */
+const EARLIER_MAX_RANKED = 200;
 
 const parameters = Type.Object({
   query: Type.String({
@@ -62,15 +67,10 @@ export function createRecallSearchTool(
       const hits: SessionRecallHit[] = own.map((hit) => ({ ...hit, session: "current" }));
       if (parent !== undefined && !(parent instanceof ParentRecallError))
         hits.push(...(await searchOther(parentTarget(parent), params.query, limit)));
+      const earlier: SessionRecallHit[] = [];
       for (const history of await earlierHistories(scope))
-        hits.push(...(await searchOther(earlierTarget(history), params.query, limit)));
-      // Ranks are fused per conversation, so a parent's exact match and a loose match by meaning
-      // here can tie: the word match goes first.
-      hits.sort(
-        (left, right) =>
-          right.score - left.score || Number(byMeaningOnly(left)) - Number(byMeaningOnly(right)),
-      );
-      const top = hits.slice(0, limit);
+        earlier.push(...(await searchOther(earlierTarget(history), params.query, limit, EARLIER_MAX_RANKED)));
+      const top = withEarlier(byScore(hits), byScore(earlier), limit);
       const refusal = parent instanceof ParentRecallError ? parent.message : undefined;
       const text = formatHits(params.query, top);
       return {
@@ -81,15 +81,50 @@ export function createRecallSearchTool(
   };
 }
 
+/**
+ * Ranks are fused per history, so scores across histories only roughly compare: a parent's exact
+ * match and a loose match by meaning here can tie, and then the word match goes first. Stable, so
+ * among equals the newer history (the order searched) goes first.
+ */
+function byScore(hits: SessionRecallHit[]): SessionRecallHit[] {
+  return hits.sort(
+    (left, right) => right.score - left.score || Number(byMeaningOnly(left)) - Number(byMeaningOnly(right)),
+  );
+}
+
+/**
+ * This conversation's hits (and a parent's) first, earlier sessions' after them, in at least a
+ * quarter of the places when they have hits: the top hit of every earlier session scores what the
+ * top hit here scores, so sorted together a loose match in each earlier session pushed out this
+ * session's good ones; left out altogether, an exact match from before a /new could not be found.
+ */
+function withEarlier(
+  current: SessionRecallHit[],
+  earlier: SessionRecallHit[],
+  limit: number,
+): SessionRecallHit[] {
+  const held = Math.min(earlier.length, Math.ceil(limit / 4));
+  const fromCurrent = current.slice(0, Math.max(limit - held, 0));
+  return [...fromCurrent, ...earlier.slice(0, limit - fromCurrent.length)];
+}
+
 function byMeaningOnly(hit: RecallHit): boolean {
   return hit.matchedBy.length > 0 && hit.matchedBy.every((match) => match === "meaning");
 }
 
-/** Another history's hits (words only), with its ids and where they come from. */
-async function searchOther(target: RecallTarget, query: string, limit: number): Promise<SessionRecallHit[]> {
+/**
+ * Another history's hits (words only), with its ids and where they come from; `maxRanked` bounds
+ * its message ranking.
+ */
+async function searchOther(
+  target: RecallTarget,
+  query: string,
+  limit: number,
+  maxRanked?: number,
+): Promise<SessionRecallHit[]> {
   const other = target.other as OtherHistory;
   const id = (value: string) => `${other.prefix}${value}`;
-  const hits = await recallSearch(target.store, target.sessionId, query, limit);
+  const hits = await recallSearch(target.store, target.sessionId, query, limit, undefined, maxRanked);
   return hits.map((hit) => ({
     ...hit,
     id: id(hit.id),

@@ -67,6 +67,7 @@ export function descriptionWithIds(
   return {
     ...description,
     id: id(description.id),
+    covers: description.covers.replace(/\bm(\d+)/g, `${prefix}m$1`),
     children: description.children.map(id),
     parent: description.parent === undefined ? undefined : id(description.parent),
     anchors: description.anchors.map((anchor) => ({ ...anchor, messages: anchor.messages.map(id) })),
