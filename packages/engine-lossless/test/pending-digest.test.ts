@@ -7,7 +7,10 @@ import {
 } from "@clew/core";
 import { orphanToolResults } from "@clew/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { assembleView } from "../src/assemble/assemble-view.js";
+import { assembleWithDigest, DigestCache } from "../src/assemble/history-digest.js";
 import { messageDigest } from "../src/ingest/message-identity.js";
+import { SessionView } from "../src/view/session-view.js";
 import { StubSummarizer, store, TempDatabases, turns } from "./support/preparation.js";
 
 const databases = new TempDatabases();
@@ -172,5 +175,56 @@ describe("a running turn's tool loop over the budget", () => {
     expect(digest).toMatch(/^\[Context note\] \d+ messages of this turn .* a digest of them, made by code/s);
     expect(digest).toContain("src/audit/module-0.ts");
     expect(textOf(result.messages[1])).toBe("Audit every module for the retry bug.");
+  });
+});
+
+describe("the digest never costs the newest group", () => {
+  it("keeps the newest group whenever the fit without a digest keeps it, whatever the budget", async () => {
+    // A running turn on an empty view: one assistant message calling many tools at once.
+    const calls = Array.from({ length: 24 }, (_, index) => `call_many_${index}`);
+    const running: AgentMessage[] = [
+      { role: "user", content: "Check every shard.", timestamp: 1_950_000_000_000 },
+      ...toolLoop(6, 1_950_000_000_001).slice(1),
+      {
+        ...(toolLoop(1, 1_950_000_000_100)[1] as AgentMessage & { content: unknown[] }),
+        content: calls.map((id, index) => ({
+          type: "toolCall" as const,
+          id,
+          name: "read",
+          arguments: { path: `shards/${index}.log` },
+        })),
+      } as AgentMessage,
+      ...calls.map(
+        (id, index): AgentMessage => ({
+          role: "toolResult",
+          toolCallId: id,
+          toolName: "read",
+          content: [{ type: "text", text: `shard ${index}: ${"ok ".repeat(120)}` }],
+          isError: false,
+          timestamp: 1_950_000_000_200 + index,
+        }),
+      ),
+    ];
+    const counter = charEstimateTokenCounter;
+    const cache = new DigestCache();
+    let checked = 0;
+    for (let budget = 1_500; budget <= 6_000; budget += 25) {
+      const view = new SessionView(0);
+      const plain = assembleView(view, running, budget, counter);
+      if (plain.messages.at(-1) !== running.at(-1) && plain.clipped === 0) continue;
+      const digested = await assembleWithDigest({
+        sessionId: "s",
+        view,
+        hostMessages: running,
+        budget,
+        counter,
+        cache,
+      });
+      expect(digested.tokens, `at ${budget}`).toBeLessThanOrEqual(budget);
+      const last = digested.messages.at(-1) as { toolCallId?: string };
+      expect(last.toolCallId, `newest group at ${budget}`).toBe("call_many_23");
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });

@@ -77,6 +77,14 @@ describe("callModel", () => {
     const message = await call;
     expect(message.stopReason).toBe("aborted");
     expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
+    // A signal that fired before the call: the call stops as aborted, and nothing is left on it.
+    const late = await callModel(
+      resolveFake(fake),
+      { systemPrompt: "", messages: [userMessage("hi")], tools: [] },
+      { signal: turn.signal },
+    );
+    expect(late.stopReason).toBe("aborted");
+    expect(getEventListeners(turn.signal, "abort")).toHaveLength(0);
   });
 
   it("sends the resolved API key", async () => {

@@ -75,7 +75,11 @@ export async function assembleWithDigest(request: DigestAssembly): Promise<Assem
   const reduced = assembleView(view, hostMessages, budget - reserve, counter);
   const note = reduced.messages[0];
   const nothingLeftOut = reduced.keptFrom === 0 && reduced.leftOutLive.length === 0;
-  if (!isOmissionNote(note) || nothingLeftOut || reduced.clipped > whole.clipped) return whole;
+  // Room held for a digest must never cost the newest group: a fit that keeps less of it than the
+  // full budget does (shortened more, or not at all) keeps the plain note instead.
+  const keptLess =
+    reduced.clipped > whole.clipped || (reduced.messages.length === 1 && whole.messages.length > 1);
+  if (!isOmissionNote(note) || nothingLeftOut || keptLess) return whole;
   const kept = reduced.tokens - counter.countMessage(note as AgentMessage);
   const digest = await request.cache.digestFor(request.sessionId, view, {
     omittedItems: reduced.keptFrom,
