@@ -11,6 +11,7 @@ import { assembleView } from "../src/assemble/assemble-view.js";
 import { assembleWithDigest, DigestCache } from "../src/assemble/history-digest.js";
 import { messageDigest } from "../src/ingest/message-identity.js";
 import { SessionView } from "../src/view/session-view.js";
+import { assistantToolCall, toolResult, userText } from "./support/conversations.js";
 import { StubSummarizer, store, TempDatabases, turns } from "./support/preparation.js";
 
 const databases = new TempDatabases();
@@ -92,37 +93,14 @@ describe("assembly while summaries are pending", () => {
 
 /** A running turn: its prompt, then `steps` tool calls, each reading a file of its own. */
 function toolLoop(steps: number, startAt: number): AgentMessage[] {
-  const messages: AgentMessage[] = [
-    { role: "user", content: "Audit every module for the retry bug.", timestamp: startAt },
-  ];
+  const messages: AgentMessage[] = [userText("Audit every module for the retry bug.", startAt)];
   for (let step = 0; step < steps; step++) {
     const id = `call_${step}`;
     const timestamp = startAt + 1 + step * 2;
-    messages.push({
-      role: "assistant",
-      content: [{ type: "toolCall", id, name: "read", arguments: { path: `src/audit/module-${step}.ts` } }],
-      api: "openai-completions",
-      provider: "test",
-      model: "test",
-      usage: {
-        input: 0,
-        output: 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 0,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: "toolUse",
-      timestamp,
-    });
-    messages.push({
-      role: "toolResult",
-      toolCallId: id,
-      toolName: "read",
-      content: [{ type: "text", text: `ERR_RETRY_${step}: retries exhausted\n${"x ".repeat(700)}` }],
-      isError: false,
-      timestamp: timestamp + 1,
-    });
+    messages.push(
+      assistantToolCall(id, "read", { path: `src/audit/module-${step}.ts` }, timestamp),
+      toolResult(id, "read", `ERR_RETRY_${step}: retries exhausted\n${"x ".repeat(700)}`, timestamp + 1),
+    );
   }
   return messages;
 }
@@ -186,23 +164,16 @@ describe("the digest never costs the newest group", () => {
       { role: "user", content: "Check every shard.", timestamp: 1_950_000_000_000 },
       ...toolLoop(6, 1_950_000_000_001).slice(1),
       {
-        ...(toolLoop(1, 1_950_000_000_100)[1] as AgentMessage & { content: unknown[] }),
+        ...assistantToolCall("unused", "read", {}, 1_950_000_000_100),
         content: calls.map((id, index) => ({
           type: "toolCall" as const,
           id,
           name: "read",
           arguments: { path: `shards/${index}.log` },
         })),
-      } as AgentMessage,
-      ...calls.map(
-        (id, index): AgentMessage => ({
-          role: "toolResult",
-          toolCallId: id,
-          toolName: "read",
-          content: [{ type: "text", text: `shard ${index}: ${"ok ".repeat(120)}` }],
-          isError: false,
-          timestamp: 1_950_000_000_200 + index,
-        }),
+      },
+      ...calls.map((id, index) =>
+        toolResult(id, "read", `shard ${index}: ${"ok ".repeat(120)}`, 1_950_000_000_200 + index),
       ),
     ];
     const counter = charEstimateTokenCounter;
