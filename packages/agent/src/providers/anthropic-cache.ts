@@ -69,13 +69,13 @@ export class AnthropicCacheAnchors {
     const text = perRequest?.role === "user" ? payloadText(perRequest) : undefined;
     const boundary = findPerRequest(messages, text);
     const write = boundary > 0 ? boundary - 1 : undefined;
-    const digests = prefixDigests(messages, Math.max(write ?? -1, this.anchor?.index ?? -1));
     const previous = this.anchor;
-    if (write !== undefined) this.anchor = { index: write, digest: digests[write] as string };
+    const digests = prefixDigests(messages, [write, previous?.index]);
+    if (write !== undefined) this.anchor = { index: write, digest: digests.get(write) as string };
     // The prefix the previous request wrote, when this one still holds it, read here (the next
     // step of a tool loop has it in the same place: one breakpoint).
     const read =
-      previous !== undefined && previous.index !== write && digests[previous.index] === previous.digest
+      previous !== undefined && previous.index !== write && digests.get(previous.index) === previous.digest
         ? previous.index
         : undefined;
     for (const index of [write, read]) {
@@ -101,13 +101,22 @@ function markerOf(payload: Record<string, unknown>): unknown {
 }
 
 /**
- * Digests of the prefixes ending at messages 0..`through`: each message's role and blocks (a string
- * as one text block, markers left out), chained, as the cache sees a prefix.
+ * Digests of the prefixes ending at the messages `at` names (those in range): each message's role
+ * and blocks (a string as one text block, markers left out), hashed in order, as the cache sees a
+ * prefix. One running hash, copied where a digest is wanted: a hash per message cost 4–8 ms a
+ * request at 400 messages.
  */
-function prefixDigests(messages: readonly PayloadMessage[], through: number): string[] {
-  const digests: string[] = [];
-  let previous = "";
-  for (let index = 0; index <= through && index < messages.length; index++) {
+function prefixDigests(
+  messages: readonly PayloadMessage[],
+  at: ReadonlyArray<number | undefined>,
+): Map<number, string> {
+  const wanted = new Set(
+    at.filter((index): index is number => index !== undefined && index < messages.length),
+  );
+  const digests = new Map<number, string>();
+  const through = Math.max(-1, ...wanted);
+  const hash = createHash("sha256");
+  for (let index = 0; index <= through; index++) {
     const message = messages[index] as PayloadMessage;
     const blocks =
       typeof message.content === "string"
@@ -115,11 +124,9 @@ function prefixDigests(messages: readonly PayloadMessage[], through: number): st
         : Array.isArray(message.content)
           ? (message.content as Block[]).map(({ cache_control: _marker, ...block }) => block)
           : [];
-    previous = createHash("sha256")
-      .update(previous)
-      .update(JSON.stringify({ role: message.role, blocks }))
-      .digest("hex");
-    digests.push(previous);
+    // JSON values delimit themselves, so the stream of them names one prefix only.
+    hash.update(JSON.stringify({ role: message.role, blocks }));
+    if (wanted.has(index)) digests.set(index, hash.copy().digest("hex"));
   }
   return digests;
 }
