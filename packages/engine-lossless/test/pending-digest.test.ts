@@ -198,4 +198,52 @@ describe("the digest never costs the newest group", () => {
     }
     expect(checked).toBeGreaterThan(100);
   });
+
+  it("keeps the turn's prompt, and as much of a shortened newest result, as the fit without a digest", async () => {
+    const counter = charEstimateTokenCounter;
+    const cache = new DigestCache();
+    const longPrompt = userText(`Audit this: ${"spec ".repeat(1_700)}`, 1_960_000_000_000);
+    const withLongPrompt = [longPrompt, ...toolLoop(30, 1_960_000_000_001).slice(1)];
+    const hugeResult = [
+      userText("Read the log.", 1_970_000_000_000),
+      assistantToolCall("call_log", "read", { path: "big.log" }, 1_970_000_000_001),
+      toolResult("call_log", "read", "log ".repeat(40_000), 1_970_000_000_002),
+    ];
+    let compared = 0;
+    for (const [running, budgets] of [
+      [withLongPrompt, range(2_000, 4_000, 10)],
+      [hugeResult, range(2_000, 12_000, 500)],
+    ] as const) {
+      for (const budget of budgets) {
+        const view = new SessionView(0);
+        const plain = assembleView(view, running, budget, counter);
+        const digested = await assembleWithDigest({
+          sessionId: "s",
+          view,
+          hostMessages: running,
+          budget,
+          counter,
+          cache,
+        });
+        expect(digested.tokens, `at ${budget}`).toBeLessThanOrEqual(budget);
+        if (plain.messages.includes(running[0] as AgentMessage))
+          expect(digested.messages, `prompt at ${budget}`).toContain(running[0]);
+        const plainLast = plain.messages.at(-1);
+        const digestedLast = digested.messages.at(-1);
+        if (plainLast !== undefined && plainLast.role === "toolResult") {
+          expect(digestedLast?.role, `newest at ${budget}`).toBe("toolResult");
+          const kept = counter.countMessage(digestedLast as AgentMessage);
+          expect(kept, `newest result at ${budget}`).toBeGreaterThanOrEqual(counter.countMessage(plainLast));
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(150);
+  });
 });
+
+function range(from: number, to: number, step: number): number[] {
+  const values: number[] = [];
+  for (let value = from; value <= to; value += step) values.push(value);
+  return values;
+}

@@ -32,6 +32,8 @@ export interface AssembledView extends Omit<FitResult, "cutAt" | "pinKept"> {
    * running turn whose tool loop outgrew the budget (the digest stands in for them).
    */
   leftOutLive: LiveEntry[];
+  /** Whether the running turn's prompt, when the host's messages hold one, is among those sent. */
+  promptKept: boolean;
 }
 
 /** A host message not stored yet, with its count. */
@@ -70,6 +72,7 @@ export function assembleView(
       liveFound: found,
       keptFrom: 0,
       leftOutLive: [],
+      promptKept: true,
     };
   }
   // Only the newest items that fit can be kept: older ones are counted for the note, not copied.
@@ -103,7 +106,8 @@ export function assembleView(
     const { message, tokens } = entries[index] as AssemblyEntry;
     if (fromHost.has(message) && !(pinKept && index === pinned)) leftOutLive.push({ message, tokens });
   }
-  return { ...fitted, live: liveCount, liveFound: found, keptFrom, leftOutLive };
+  const promptKept = pinned === undefined || pinKept || (pinned >= cutAt && fitted.messages.length > 0);
+  return { ...fitted, live: liveCount, liveFound: found, keptFrom, leftOutLive, promptKept };
 }
 
 /**

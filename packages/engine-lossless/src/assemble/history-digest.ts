@@ -75,10 +75,14 @@ export async function assembleWithDigest(request: DigestAssembly): Promise<Assem
   const reduced = assembleView(view, hostMessages, budget - reserve, counter);
   const note = reduced.messages[0];
   const nothingLeftOut = reduced.keptFrom === 0 && reduced.leftOutLive.length === 0;
-  // Room held for a digest must never cost the newest group: a fit that keeps less of it than the
-  // full budget does (shortened more, or not at all) keeps the plain note instead.
+  // Room held for a digest must never cost the newest group or the turn's prompt: when the full
+  // budget already shortens a message, or the smaller one would shorten one, leave out the prompt,
+  // or keep nothing but the note, the plain note stays instead.
   const keptLess =
-    reduced.clipped > whole.clipped || (reduced.messages.length === 1 && whole.messages.length > 1);
+    whole.clipped > 0 ||
+    reduced.clipped > 0 ||
+    (whole.promptKept && !reduced.promptKept) ||
+    (reduced.messages.length === 1 && whole.messages.length > 1);
   if (!isOmissionNote(note) || nothingLeftOut || keptLess) return whole;
   const kept = reduced.tokens - counter.countMessage(note as AgentMessage);
   const digest = await request.cache.digestFor(request.sessionId, view, {
