@@ -76,6 +76,8 @@ export class LosslessEngine implements ContextEngine {
   private disposed = false;
   /** The session key recorded for each session (see `noteSessionKey`). */
   private readonly notedKeys = new Map<string, string>();
+  /** Sessions the host deleted in this process: never attached to a conversation again. */
+  private readonly deletedSessions = new Set<string>();
   private readonly subagents: SubagentAccess;
   /** Assembly per turn, with digests of history left out while the view does not fit. */
   private readonly turns: TurnAssembler;
@@ -188,6 +190,7 @@ export class LosslessEngine implements ContextEngine {
     const { sessionId, sessionKey } = params;
     if (sessionKey === undefined || this.store === undefined || this.notedKeys.get(sessionId) === sessionKey)
       return;
+    if (this.deletedSessions.has(sessionId)) return;
     try {
       if (await this.store.noteSessionKey(sessionId, sessionKey)) this.notedKeys.set(sessionId, sessionKey);
     } catch (error) {
@@ -332,7 +335,18 @@ export class LosslessEngine implements ContextEngine {
     const { sessionId, sessionKey } = params;
     for (const [noted, key] of this.notedKeys)
       if (noted === sessionId || key === sessionKey) this.notedKeys.delete(noted);
-    await this.store?.detachConversation(sessionId, sessionKey);
+    // A host writing to the deleted id again must not attach it to a conversation anew.
+    this.deletedSessions.add(sessionId);
+    if (this.store === undefined) {
+      this.options.logger.warn(
+        "lossless: a deleted session could not be detached: the store is unavailable",
+        {
+          sessionId,
+        },
+      );
+      return;
+    }
+    await this.store.detachConversation(sessionId, sessionKey);
   }
 
   /** Ends the child's grant, whatever the reason. */

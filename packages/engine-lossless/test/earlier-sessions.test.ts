@@ -1,5 +1,10 @@
-import type { AgentMessage } from "@clew/core";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type AgentMessage, MemoryLogger } from "@clew/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { LosslessEngine } from "../src/lossless-engine.js";
+import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { assistantText, codingConversation, userText } from "./support/conversations.js";
 import { TempEngines } from "./support/temp-engine.js";
 
@@ -121,12 +126,16 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     await storeTurn(engine, "first", [userText("alpha-one", START), assistantText("ok", START + 1)]);
     await storeTurn(engine, "second", [userText("beta-two", START + 10), assistantText("ok", START + 11)]);
     await engine.onSessionDeleted({ sessionId: "second", sessionKey: KEY });
+    // A host writing to the deleted id again does not attach it anew.
+    await storeTurn(engine, "second", [userText("beta-again", START + 15), assistantText("ok", START + 16)]);
     await storeTurn(engine, "recreated", [
       userText("gamma-three", START + 20),
       assistantText("ok", START + 21),
     ]);
     const { search } = toolsOf(engine, "recreated", KEY);
-    expect(hitIds(await search.execute("1", { query: "alpha-one beta-two gamma-three" }))).toEqual(["m1"]);
+    expect(hitIds(await search.execute("1", { query: "alpha-one beta-two beta-again gamma-three" }))).toEqual(
+      ["m1"],
+    );
   });
 
   it("ranks this session's hits first, earlier sessions' in a quarter of the places and any left", async () => {
@@ -155,6 +164,35 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     // With few hits here, earlier sessions fill the places left.
     const few = hitIds(await search.execute("2", { query: "qzbox", limit: 8 }));
     expect(few.filter((id) => id.startsWith("prev"))).toHaveLength(8);
+    // Below four places, this session's hits take them all.
+    for (const limit of [1, 2, 3]) {
+      const top = hitIds(await search.execute("3", { query: "staging port", limit }));
+      expect(
+        top.every((id) => /^m\d+$/.test(id)),
+        `limit ${limit}`,
+      ).toBe(true);
+      expect(top).toHaveLength(limit);
+    }
+  });
+
+  it("still searches the session itself when its earlier sessions cannot be listed", async () => {
+    const logger = new MemoryLogger();
+    const path = join(await mkdtemp(join(tmpdir(), "clew-earlier-")), "lossless.db");
+    const store = openSqliteStore(path);
+    const engine = new LosslessEngine(store, { logger });
+    try {
+      await storeTurn(engine, "first", [userText("alpha-one", START), assistantText("ok", START + 1)]);
+      await storeTurn(engine, "second", [userText("alpha-two", START + 10), assistantText("ok", START + 11)]);
+      store.earlierSessions = async () => {
+        throw new Error("disk gone");
+      };
+      const { search } = toolsOf(engine, "second", KEY);
+      expect(hitIds(await search.execute("1", { query: "alpha-one alpha-two" }))).toEqual(["m1"]);
+      expect(JSON.stringify(logger.records)).toContain("disk gone");
+    } finally {
+      await engine.dispose();
+      await rm(dirname(path), { recursive: true, force: true });
+    }
   });
 
   it("counts back from the session itself once it is stored, and needs the session key", async () => {

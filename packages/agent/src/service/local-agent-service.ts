@@ -153,12 +153,12 @@ export class LocalAgentService implements AgentService {
   async deleteSession(reference: string): Promise<void> {
     const { key, agentId, entry } = await this.lookup(reference);
     await this.closeSession(key);
+    // First, so no failure below leaves the engine's copy reachable: a new session under the same
+    // key would reach it (recall across a conversation's earlier sessions).
+    await this.runtime(agentId).host.sessionDeleted({ sessionId: entry.sessionId, sessionKey: key });
     if (await this.store.exists(agentId, entry.sessionId))
       await this.store.archive(agentId, entry.sessionId, "deleted");
     await this.runtime(agentId).index.remove(key);
-    // The engine's own copy must not outlive the conversation: a new session under the same key
-    // would otherwise reach it (recall across a conversation's earlier sessions).
-    await this.runtime(agentId).host.sessionDeleted({ sessionId: entry.sessionId, sessionKey: key });
   }
 
   async sendMessage(

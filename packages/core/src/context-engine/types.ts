@@ -289,8 +289,9 @@ export interface ContextEngine {
    * Clew extension (OpenClaw hosts never call it): the user deleted a session. The engine must no
    * longer reach it, or the conversation its `sessionKey` named, from any other session (recall
    * across a conversation's earlier sessions); it may also delete what it keeps of them. Best
-   * effort: a throw is logged and never quarantines the engine, and a quarantined engine is still
-   * told.
+   * effort: a throw is logged and never quarantines the engine, and an engine the host holds is
+   * told even once quarantined. Not replayed: an engine the host does not hold at that moment (a
+   * host that resolved `legacy` instead, another engine in the slot) is never told.
    */
   onSessionDeleted?(params: SessionDeletedParams): Promise<void>;
 }

@@ -103,7 +103,7 @@ function withEarlier(
   earlier: SessionRecallHit[],
   limit: number,
 ): SessionRecallHit[] {
-  const held = Math.min(earlier.length, Math.ceil(limit / 4));
+  const held = Math.min(earlier.length, Math.floor(limit / 4));
   const fromCurrent = current.slice(0, Math.max(limit - held, 0));
   return [...fromCurrent, ...earlier.slice(0, limit - fromCurrent.length)];
 }
