@@ -150,8 +150,20 @@ export class LocalAgentService implements AgentService {
     return { ...summaryOf(agentId, entry), messages };
   }
 
+  /**
+   * Deletes the session and the subagent sessions it spawned (`<key>:sub:…`, at any depth: a forked
+   * child holds a copy of its parent's history). Transcripts are archived, not erased.
+   */
   async deleteSession(reference: string): Promise<void> {
     const { key, agentId, entry } = await this.lookup(reference);
+    const children = (await this.runtime(agentId).index.list()).filter((candidate) =>
+      candidate.sessionKey.startsWith(`${key}:sub:`),
+    );
+    for (const child of [entry, ...children]) await this.deleteOne(agentId, child);
+  }
+
+  private async deleteOne(agentId: string, entry: SessionIndexEntry): Promise<void> {
+    const key = entry.sessionKey;
     await this.closeSession(key);
     // First, so no failure below leaves the engine's copy reachable: a new session under the same
     // key would reach it (recall across a conversation's earlier sessions).

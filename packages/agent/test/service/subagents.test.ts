@@ -18,6 +18,7 @@ function trackingEngine() {
   const prepared: SubagentSpawnParams[] = [];
   const ended: SubagentEndedParams[] = [];
   const rolledBack: string[] = [];
+  const deleted: string[] = [];
   const engine: ContextEngine = {
     info: { id: "tracking", name: "Tracking engine" },
     ingest: async () => ({ ingested: false }),
@@ -30,10 +31,13 @@ function trackingEngine() {
     onSubagentEnded: async (params) => {
       ended.push(params);
     },
+    onSessionDeleted: async (params) => {
+      deleted.push(params.sessionKey ?? params.sessionId);
+    },
   };
   const registry = createContextEngineRegistry();
   registry.registerContextEngine("tracking", () => engine, { owner: "test:subagents" });
-  return { registry, prepared, ended, rolledBack };
+  return { registry, prepared, ended, rolledBack, deleted };
 }
 
 const slot = { plugins: { slots: { contextEngine: "tracking" } } };
@@ -70,6 +74,11 @@ describe("spawn_subagent", () => {
     const parent = await service.getSession("agent:main:main");
     const toolResult = parent.messages.find((message) => (message as { role: string }).role === "toolResult");
     expect(JSON.stringify(toolResult)).toContain("There are 3 files.");
+
+    // Deleting the parent deletes the child it spawned (a fork holds a copy of its history).
+    await service.deleteSession("agent:main:main");
+    expect(await service.listSessions()).toEqual([]);
+    expect(tracking.deleted).toEqual(["agent:main:main", spawn?.childSessionKey]);
   });
 
   it("rolls the preparation back when the child fails, and the parent sees an error result", async () => {
