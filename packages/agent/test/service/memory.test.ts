@@ -54,6 +54,27 @@ describe("memory-core in the agent", () => {
     expect(await readdir(join(home, "agents/main/workspace/memory"))).toEqual(["notes.md"]);
   });
 
+  it("holds the flush turn to agents.defaults.maxStepsPerTurn too", async () => {
+    harness = await createServiceHarness({
+      contextWindow: 100_000,
+      config: { agents: { defaults: { maxStepsPerTurn: 1 } } },
+      replies: [
+        { text: "noted", usage: { input: 90_000, output: 10 } },
+        // The flush's one model call asks for a tool; the limit ends the flush there.
+        { toolCalls: [{ name: "write", arguments: { path: "memory/notes.md", content: "- a note" } }] },
+        { text: "Here is the answer." },
+      ],
+    });
+    const { service, fake } = harness;
+    await service.createSession({ sessionKey: "agent:main:main" });
+    await service.sendMessage("agent:main:main", "remember the deploy schedule");
+    const reply = await service.sendMessage("agent:main:main", "what next?");
+    expect(reply).toMatchObject({ ok: true, text: "Here is the answer." });
+    expect(fake.requests).toHaveLength(3);
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain("Pre-compaction memory flush");
+    expect(JSON.stringify(fake.requests[2]?.body)).toContain("what next?");
+  });
+
   it("flushes on a 16k window too, once the context passes 16,000 − 8,000 − 4,000 tokens", async () => {
     harness = await createServiceHarness({
       contextWindow: 16_000,
