@@ -110,6 +110,9 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
     const bare = await read.execute("5", { summaryId: (summary as string).slice("prev2:".length) });
     expect(textOf(bare)).toContain("PORT=8443");
 
+    await expect(describe.execute("5b", { id: "prev2:sum_0000000000000000" })).rejects.toThrow(
+      /^earlier session prev2 \(.*\): No summary "prev2:sum_0000000000000000"/,
+    );
     await expect(read.execute("6", { messageIds: ["prev3:m1"] })).rejects.toThrow(
       "earlier sessions are prev1 to prev2",
     );

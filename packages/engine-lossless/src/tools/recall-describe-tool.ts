@@ -36,7 +36,13 @@ export function createRecallDescribeTool(
     parameters,
     async execute(_toolCallId, params) {
       const { target, id } = await describeTarget(scope, params.id);
-      const found = await recallDescribe(target.store, target.sessionId, id);
+      const found = await recallDescribe(target.store, target.sessionId, id).catch((error: unknown) => {
+        // The store's message names the bare id: say which history it was looked for in.
+        if (target.other === undefined || !(error instanceof Error)) throw error;
+        throw new Error(
+          `${target.other.label}: ${error.message.replace(`"${id}"`, `"${params.id.trim()}"`)}`,
+        );
+      });
       const description = descriptionWithIds(found, target);
       // The summary's own text names messages as its session does; say how to read them from here.
       const idsNote =
