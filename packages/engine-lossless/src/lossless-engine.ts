@@ -113,7 +113,13 @@ export class LosslessEngine implements ContextEngine {
     await this.parts?.recorder.flush();
     if (this.disposed) return readSessionReport(undefined, "the engine is disposed", sessionId);
     const report = await readSessionReport(this.store, this.storeFailure, sessionId);
-    return { ...report, summarySpend: await this.spendReport(sessionId) };
+    const key = this.notedKeys.get(sessionId);
+    const earlier = key === undefined ? undefined : (await this.earlierSessions(sessionId, key)).length;
+    return {
+      ...report,
+      summarySpend: await this.spendReport(sessionId),
+      ...(earlier === undefined ? {} : { earlierSessions: earlier }),
+    };
   }
 
   /**

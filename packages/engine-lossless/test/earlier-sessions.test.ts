@@ -93,6 +93,15 @@ describe("recall across a conversation's sessions (after /new or /reset)", () =>
       "prev2:m2",
     ]);
 
+    // The status section says what recall reaches, once the session's key is known.
+    expect((await engine.describeStatus({ sessionId: "wednesday" })).lines).not.toContainEqual(
+      expect.stringMatching(/^Earlier sessions/),
+    );
+    await storeTurn(engine, "wednesday", [userText("hello", START + 172_800_000)]);
+    expect((await engine.describeStatus({ sessionId: "wednesday" })).lines).toContain(
+      "Earlier sessions: 2 sessions of this conversation before a /new or /reset, searched by recall (prev1–prev2)",
+    );
+
     const newer = await read.execute("3", { messageIds: ["prev1:m1"] });
     expect(textOf(newer)).toContain("nightly-rollup");
 

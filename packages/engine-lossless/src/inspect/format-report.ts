@@ -31,6 +31,12 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
   ];
   if (report.summarySpend?.available === true) lines.push(formatSummarySpend(report.summarySpend));
   if (report.providerCache !== undefined) lines.push(formatProviderCache(report.providerCache));
+  if (report.earlierSessions !== undefined && report.earlierSessions > 0) {
+    const last = report.earlierSessions === 1 ? "prev1" : `prev1–prev${report.earlierSessions}`;
+    lines.push(
+      `Earlier sessions: ${counted(report.earlierSessions, "session", "sessions")} of this conversation before a /new or /reset, searched by recall (${last})`,
+    );
+  }
   return lines;
 }
 

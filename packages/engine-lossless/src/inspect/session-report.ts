@@ -48,6 +48,11 @@ export interface LosslessSessionReport {
   lastAssembly?: StoredAssemblyRecord;
   /** Summarizer spend, debt and prepared summaries (`LosslessEngine.spendReport`). */
   summarySpend?: SummarySpendReport;
+  /**
+   * Sessions the conversation had before this one that recall reaches (`prev1`, …), at most the
+   * tools' eight; absent when the engine has not seen the session's key in this process.
+   */
+  earlierSessions?: number;
 }
 
 /** Reads the report of `sessionId` from `store` (undefined when it could not be opened: `failure` says why). */
