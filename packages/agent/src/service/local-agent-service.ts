@@ -152,14 +152,18 @@ export class LocalAgentService implements AgentService {
 
   /**
    * Deletes the session and the subagent sessions it spawned (`<key>:sub:…`, at any depth: a forked
-   * child holds a copy of its parent's history). Transcripts are archived, not erased.
+   * child holds a copy of its parent's history). Transcripts are archived, not erased. The parent's
+   * run is stopped before its children are listed, and they are deleted before it, so a deletion
+   * that fails half-way can be asked for again.
    */
   async deleteSession(reference: string): Promise<void> {
     const { key, agentId, entry } = await this.lookup(reference);
-    const children = (await this.runtime(agentId).index.list()).filter((candidate) =>
-      candidate.sessionKey.startsWith(`${key}:sub:`),
-    );
-    for (const child of [entry, ...children]) await this.deleteOne(agentId, child);
+    await this.closeSession(key);
+    const children = (await this.runtime(agentId).index.list())
+      .filter((candidate) => candidate.sessionKey.startsWith(`${key}:sub:`))
+      // The deepest first: a child's own children before it.
+      .sort((left, right) => right.sessionKey.length - left.sessionKey.length);
+    for (const child of [...children, entry]) await this.deleteOne(agentId, child);
   }
 
   private async deleteOne(agentId: string, entry: SessionIndexEntry): Promise<void> {

@@ -41,11 +41,22 @@ export function createSpawnSubagentTool(
     async execute(_toolCallId, params, signal) {
       const contextMode = params.context ?? "isolated";
       const childSessionKey = `${parent.key}:sub:${randomUUID().slice(0, 8)}`;
+      signal?.throwIfAborted();
       await service.createSession({ sessionKey: childSessionKey });
-      const child = await service.openSession(childSessionKey);
-      if (contextMode === "fork") {
-        // The child starts from what the parent's model saw, the current request included.
-        await child.session.append(parent.lastRequestMessages ?? (await parent.session.messages()));
+      let child: OpenSession;
+      try {
+        child = await service.openSession(childSessionKey);
+        if (contextMode === "fork") {
+          // The child starts from what the parent's model saw, the current request included.
+          await child.session.append(parent.lastRequestMessages ?? (await parent.session.messages()));
+        }
+        signal?.throwIfAborted();
+      } catch (error) {
+        // A run stopped meanwhile (its session deleted, say) must not leave a copy of it behind: a
+        // stopped run does not wait for its tools, so the deletion may have listed the children
+        // before this one existed.
+        if (signal?.aborted) await service.deleteSession(childSessionKey).catch(() => undefined);
+        throw error;
       }
       const host = parent.runtime.host;
       const answer = await host.spawnSubagent(

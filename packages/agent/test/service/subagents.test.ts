@@ -5,7 +5,7 @@ import {
   type SubagentEndedParams,
   type SubagentSpawnParams,
 } from "@clew/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createServiceHarness } from "./service-harness.js";
 
 let harness: Awaited<ReturnType<typeof createServiceHarness>> | undefined;
@@ -78,7 +78,77 @@ describe("spawn_subagent", () => {
     // Deleting the parent deletes the child it spawned (a fork holds a copy of its history).
     await service.deleteSession("agent:main:main");
     expect(await service.listSessions()).toEqual([]);
-    expect(tracking.deleted).toEqual(["agent:main:main", spawn?.childSessionKey]);
+    expect(tracking.deleted).toEqual([spawn?.childSessionKey, "agent:main:main"]);
+  });
+
+  it("leaves no child behind when the parent is deleted while its spawn is under way", async () => {
+    harness = await createServiceHarness({
+      replies: [
+        { toolCalls: [{ name: "spawn_subagent", arguments: { task: "count the files", context: "fork" } }] },
+        { text: "There are 3 files." },
+        { text: "The subagent found 3 files." },
+      ],
+    });
+    const { service } = harness;
+    await service.createSession({ sessionKey: "agent:main:main" });
+    // The child's session is created only once the parent's deletion has begun.
+    const createSession = service.createSession.bind(service);
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let spawning = false;
+    service.createSession = async (options = {}) => {
+      if (options.sessionKey?.includes(":sub:")) {
+        spawning = true;
+        await gate;
+      }
+      return createSession(options);
+    };
+    // The spawn goes on after the run stopped; the test ends once it deleted its child.
+    const deleteSession = service.deleteSession.bind(service);
+    let childDeleted: Promise<void> | undefined;
+    service.deleteSession = (reference) => {
+      const deletion = deleteSession(reference);
+      if (reference.includes(":sub:")) childDeleted = deletion;
+      return deletion;
+    };
+    const run = service.sendMessage("agent:main:main", "how many files?");
+    await vi.waitFor(() => expect(spawning).toBe(true));
+    // A stopped run does not wait for its tools: the deletion completes while the spawn waits.
+    await service.deleteSession("agent:main:main");
+    release();
+    await run;
+    await vi.waitFor(() => expect(childDeleted).toBeDefined(), { timeout: 3_000 });
+    await childDeleted;
+    expect(await service.listSessions()).toEqual([]);
+  });
+
+  it("can be asked again when deleting a child failed half-way", async () => {
+    harness = await createServiceHarness({
+      replies: [
+        { toolCalls: [{ name: "spawn_subagent", arguments: { task: "count", context: "fork" } }] },
+        { text: "3" },
+        { text: "done" },
+      ],
+    });
+    const { service } = harness;
+    await service.createSession({ sessionKey: "agent:main:main" });
+    await service.sendMessage("agent:main:main", "go");
+    const parentId = (await service.getSession("agent:main:main")).sessionId;
+    const archive = service.store.archive.bind(service.store);
+    let failed = false;
+    service.store.archive = async (...args) => {
+      // The child's transcript cannot be archived, once.
+      if (!failed && args[1] !== parentId) {
+        failed = true;
+        throw new Error("EACCES: permission denied");
+      }
+      return archive(...args);
+    };
+    await expect(service.deleteSession("agent:main:main")).rejects.toThrow("EACCES");
+    await service.deleteSession("agent:main:main");
+    expect(await service.listSessions()).toEqual([]);
   });
 
   it("rolls the preparation back when the child fails, and the parent sees an error result", async () => {
