@@ -109,17 +109,29 @@ export class LosslessEngine implements ContextEngine {
    * records still queued are written first). Never throws: an unusable store answers
    * `store.available: false` with the reason, and an unknown session answers zeros.
    */
-  async inspect(sessionId: string): Promise<LosslessSessionReport> {
+  async inspect(sessionId: string, sessionKey?: string): Promise<LosslessSessionReport> {
     await this.parts?.recorder.flush();
     if (this.disposed) return readSessionReport(undefined, "the engine is disposed", sessionId);
     const report = await readSessionReport(this.store, this.storeFailure, sessionId);
-    const key = this.notedKeys.get(sessionId);
-    const earlier = key === undefined ? undefined : (await this.earlierSessions(sessionId, key)).length;
+    const earlier = await this.earlierSessionCount(sessionId, sessionKey ?? this.notedKeys.get(sessionId));
     return {
       ...report,
       summarySpend: await this.spendReport(sessionId),
       ...(earlier === undefined ? {} : { earlierSessions: earlier }),
     };
+  }
+
+  /** How many earlier sessions recall reaches; undefined when the key is unknown or they cannot be listed. */
+  private async earlierSessionCount(
+    sessionId: string,
+    sessionKey: string | undefined,
+  ): Promise<number | undefined> {
+    if (sessionKey === undefined || this.store === undefined) return undefined;
+    try {
+      return (await this.store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS)).length;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -138,8 +150,11 @@ export class LosslessEngine implements ContextEngine {
   }
 
   /** The status section (`/status`, `clew context`): store, view, last compaction, last assembly. */
-  async describeStatus(params: { sessionId: string }): Promise<ContextEngineStatusSection> {
-    const report = await this.inspect(params.sessionId);
+  async describeStatus(params: {
+    sessionId: string;
+    sessionKey?: string;
+  }): Promise<ContextEngineStatusSection> {
+    const report = await this.inspect(params.sessionId, params.sessionKey);
     return {
       title: "Lossless store",
       lines: formatStatusLines(report, this.options.now()),

@@ -204,6 +204,14 @@ describe("the digest never costs the newest group", () => {
     const cache = new DigestCache();
     const longPrompt = userText(`Audit this: ${"spec ".repeat(1_700)}`, 1_960_000_000_000);
     const withLongPrompt = [longPrompt, ...toolLoop(30, 1_960_000_000_001).slice(1)];
+    // Steps too small to shorten: only the prompt rule keeps the prompt out of the digest.
+    const withSmallSteps = [
+      longPrompt,
+      ...Array.from({ length: 30 }, (_, step) => [
+        assistantToolCall(`small_${step}`, "read", { path: `s/${step}.ts` }, 1_960_000_001_000 + step * 2),
+        toolResult(`small_${step}`, "read", `ok ${step} ${"fine ".repeat(30)}`, 1_960_000_001_001 + step * 2),
+      ]).flat(),
+    ];
     const hugeResult = [
       userText("Read the log.", 1_970_000_000_000),
       assistantToolCall("call_log", "read", { path: "big.log" }, 1_970_000_000_001),
@@ -212,6 +220,7 @@ describe("the digest never costs the newest group", () => {
     let compared = 0;
     for (const [running, budgets] of [
       [withLongPrompt, range(2_000, 4_000, 10)],
+      [withSmallSteps, range(2_150, 2_600, 5)],
       [hugeResult, range(2_000, 12_000, 500)],
     ] as const) {
       for (const budget of budgets) {

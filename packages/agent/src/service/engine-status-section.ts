@@ -7,17 +7,18 @@ import type { OpenSession } from "./local-agent-service.js";
  * because of it.
  */
 export function engineStatusSection(open: OpenSession): Promise<ContextEngineStatusSection | undefined> {
-  return engineStatusOf(open.runtime.host, open.session.sessionId);
+  return engineStatusOf(open.runtime.host, open.session.sessionId, open.key);
 }
 
 /** `engineStatusSection` for a host and session id (a replay has no open session). */
 export async function engineStatusOf(
   host: ContextEngineHost,
   sessionId: string,
+  sessionKey?: string,
 ): Promise<ContextEngineStatusSection | undefined> {
   try {
     const { engine } = await host.engine();
-    return await engine.describeStatus?.({ sessionId });
+    return await engine.describeStatus?.({ sessionId, ...(sessionKey === undefined ? {} : { sessionKey }) });
   } catch {
     return undefined;
   }

@@ -280,11 +280,14 @@ export interface ContextEngine {
   dispose?(): Promise<void>;
   /**
    * Clew extension (not part of OpenClaw's contract; OpenClaw engines simply lack it): a short
-   * section about the engine's own state for one session, shown by `/status`, `clew status` and
-   * `clew context`. Read-only and cheap (no model calls). Answer undefined for nothing to show. A
+   * section about the engine's own state for one session (with its `sessionKey` when the host
+   * has it), shown by `/status`, `clew status` and `clew context`. Read-only and cheap (no model calls). Answer undefined for nothing to show. A
    * throw only leaves the section out: it never quarantines the engine.
    */
-  describeStatus?(params: { sessionId: string }): Promise<ContextEngineStatusSection | undefined>;
+  describeStatus?(params: {
+    sessionId: string;
+    sessionKey?: string;
+  }): Promise<ContextEngineStatusSection | undefined>;
   /**
    * Clew extension (OpenClaw hosts never call it): the user deleted a session. The engine must no
    * longer reach it, or the conversation its `sessionKey` named, from any other session (recall

@@ -7,6 +7,7 @@ import type { SummarySpendReport } from "../prepare/spend-report.js";
  */
 import { cacheReadShare, type ProviderCacheFigures } from "../recorder/model-call-cache.js";
 import type { StoredAssemblyRecord, StoredCompactionPass } from "../store/store.js";
+import { MAX_EARLIER_SESSIONS } from "../tools/earlier-sessions.js";
 import type { PassCacheEffect } from "./provider-cache.js";
 import type { LosslessSessionReport } from "./session-report.js";
 
@@ -32,9 +33,15 @@ export function formatStatusLines(report: LosslessSessionReport, now: number): s
   if (report.summarySpend?.available === true) lines.push(formatSummarySpend(report.summarySpend));
   if (report.providerCache !== undefined) lines.push(formatProviderCache(report.providerCache));
   if (report.earlierSessions !== undefined && report.earlierSessions > 0) {
-    const last = report.earlierSessions === 1 ? "prev1" : `prev1–prev${report.earlierSessions}`;
+    const earlier = report.earlierSessions;
+    const last = earlier === 1 ? "prev1" : `prev1–prev${earlier}`;
+    // Recall reaches the newest eight: more may exist.
+    const which =
+      earlier >= MAX_EARLIER_SESSIONS
+        ? `the ${earlier} newest sessions`
+        : counted(earlier, "session", "sessions");
     lines.push(
-      `Earlier sessions: ${counted(report.earlierSessions, "session", "sessions")} of this conversation before a /new or /reset, searched by recall (${last})`,
+      `Earlier sessions: ${which} of this conversation before a /new or /reset, searched by recall (${last})`,
     );
   }
   return lines;

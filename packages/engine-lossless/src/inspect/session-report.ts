@@ -50,7 +50,8 @@ export interface LosslessSessionReport {
   summarySpend?: SummarySpendReport;
   /**
    * Sessions the conversation had before this one that recall reaches (`prev1`, …), at most the
-   * tools' eight; absent when the engine has not seen the session's key in this process.
+   * tools' eight; absent when the session's key is unknown (not given, and not seen in this
+   * process) or the sessions could not be listed.
    */
   earlierSessions?: number;
 }

@@ -39,9 +39,9 @@ export function createRecallDescribeTool(
       const found = await recallDescribe(target.store, target.sessionId, id).catch((error: unknown) => {
         // The store's message names the bare id: say which history it was looked for in.
         if (target.other === undefined || !(error instanceof Error)) throw error;
-        throw new Error(
-          `${target.other.label}: ${error.message.replace(`"${id}"`, `"${params.id.trim()}"`)}`,
-        );
+        // A function as replacement: the id comes from the model, and `$&` in a string means more.
+        const named = error.message.replace(`"${id}"`, () => `"${params.id.trim()}"`);
+        throw new Error(`${target.other.label}: ${named}`);
       });
       const description = descriptionWithIds(found, target);
       // The summary's own text names messages as its session does; say how to read them from here.
