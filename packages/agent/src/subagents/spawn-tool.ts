@@ -81,6 +81,9 @@ export function createSpawnSubagentTool(
         },
       );
       await host.endSubagent({ childSessionKey, reason: "completed" });
+      // Done with: its transcript and lock are not held for the life of the service (a gateway
+      // spawning all day kept every child open). It opens again if it is ever messaged.
+      await service.closeSession(childSessionKey).catch(() => undefined);
       return { content: [{ type: "text", text: answer }], details: { childSessionKey, contextMode } };
     },
   };

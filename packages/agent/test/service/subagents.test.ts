@@ -1,3 +1,5 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import {
   type ContextEngine,
   createContextEngineRegistry,
@@ -74,6 +76,16 @@ describe("spawn_subagent", () => {
     const parent = await service.getSession("agent:main:main");
     const toolResult = parent.messages.find((message) => (message as { role: string }).role === "toolResult");
     expect(JSON.stringify(toolResult)).toContain("There are 3 files.");
+
+    // The child is closed once it answered: no transcript lock held for the service's life.
+    const child = await service.getSession(spawn?.childSessionKey as string);
+    const sessionsDir = join(harness.home, "agents/main/sessions");
+    expect((await readdir(sessionsDir)).filter((name) => name.endsWith(".lock"))).not.toContain(
+      `${child.sessionId}.jsonl.lock`,
+    );
+    expect((await readdir(sessionsDir)).filter((name) => name.endsWith(".lock"))).toContain(
+      `${parent.sessionId}.jsonl.lock`,
+    );
 
     // Deleting the parent deletes the child it spawned (a fork holds a copy of its history).
     await service.deleteSession("agent:main:main");
