@@ -176,21 +176,11 @@ describe("the digest never costs the newest group", () => {
         toolResult(id, "read", `shard ${index}: ${"ok ".repeat(120)}`, 1_950_000_000_200 + index),
       ),
     ];
-    const counter = charEstimateTokenCounter;
     const cache = new DigestCache();
     let checked = 0;
     for (let budget = 1_500; budget <= 6_000; budget += 25) {
-      const view = new SessionView(0);
-      const plain = assembleView(view, running, budget, counter);
+      const { plain, digested } = await bothFits(running, budget, cache);
       if (plain.messages.at(-1) !== running.at(-1) && plain.clipped === 0) continue;
-      const digested = await assembleWithDigest({
-        sessionId: "s",
-        view,
-        hostMessages: running,
-        budget,
-        counter,
-        cache,
-      });
       expect(digested.tokens, `at ${budget}`).toBeLessThanOrEqual(budget);
       const last = digested.messages.at(-1) as { toolCallId?: string };
       expect(last.toolCallId, `newest group at ${budget}`).toBe("call_many_23");
@@ -224,16 +214,7 @@ describe("the digest never costs the newest group", () => {
       [hugeResult, range(2_000, 12_000, 500)],
     ] as const) {
       for (const budget of budgets) {
-        const view = new SessionView(0);
-        const plain = assembleView(view, running, budget, counter);
-        const digested = await assembleWithDigest({
-          sessionId: "s",
-          view,
-          hostMessages: running,
-          budget,
-          counter,
-          cache,
-        });
+        const { plain, digested } = await bothFits(running, budget, cache);
         expect(digested.tokens, `at ${budget}`).toBeLessThanOrEqual(budget);
         if (plain.messages.includes(running[0] as AgentMessage))
           expect(digested.messages, `prompt at ${budget}`).toContain(running[0]);
@@ -250,6 +231,22 @@ describe("the digest never costs the newest group", () => {
     expect(compared).toBeGreaterThan(150);
   });
 });
+
+/** A running turn on an empty view fitted to `budget` without a digest and with one. */
+async function bothFits(running: readonly AgentMessage[], budget: number, cache: DigestCache) {
+  const view = new SessionView(0);
+  const counter = charEstimateTokenCounter;
+  const plain = assembleView(view, running, budget, counter);
+  const digested = await assembleWithDigest({
+    sessionId: "s",
+    view,
+    hostMessages: running,
+    budget,
+    counter,
+    cache,
+  });
+  return { plain, digested };
+}
 
 function range(from: number, to: number, step: number): number[] {
   const values: number[] = [];
