@@ -44,6 +44,7 @@ import {
 import { SessionBudgets } from "./assemble/session-budgets.js";
 import { TurnAssembler } from "./assemble/turn-assembler.js";
 import { compactResultOf } from "./compaction/compaction-target.js";
+import { ConversationSessions } from "./conversations/conversation-sessions.js";
 import { createStoreParts, type StoreParts } from "./engine-parts.js";
 import { LosslessStoreError } from "./errors.js";
 import { bootstrapFromTranscript } from "./ingest/transcript-bootstrap.js";
@@ -55,7 +56,6 @@ import type { SummarySpendReport } from "./prepare/spend-report.js";
 import type { LosslessStore } from "./store/store.js";
 import { SubagentAccess } from "./subagents/subagent-access.js";
 import { HostModelSummarizer } from "./summarizer/host-model-summarizer.js";
-import { type EarlierHistory, MAX_EARLIER_SESSIONS } from "./tools/earlier-sessions.js";
 import { createRecallTools, type RecallTool } from "./tools/recall-tools.js";
 
 export const LOSSLESS_ENGINE_VERSION = "0.1.0";
@@ -74,10 +74,7 @@ export class LosslessEngine implements ContextEngine {
   private readonly parts: StoreParts | undefined;
   private readonly budgets: SessionBudgets;
   private disposed = false;
-  /** The session key recorded for each session (see `noteSessionKey`). */
-  private readonly notedKeys = new Map<string, string>();
-  /** Sessions the host deleted in this process: never attached to a conversation again. */
-  private readonly deletedSessions = new Set<string>();
+  private readonly conversations: ConversationSessions;
   private readonly subagents: SubagentAccess;
   /** Assembly per turn, with digests of history left out while the view does not fit. */
   private readonly turns: TurnAssembler;
@@ -96,6 +93,10 @@ export class LosslessEngine implements ContextEngine {
     this.budgets = new SessionBudgets({ ...this.options, counter: this.options.tokenCounter });
     this.turns = new TurnAssembler({ ...this.options, counter: this.options.tokenCounter });
     this.parts = store === undefined ? undefined : createStoreParts(store, this.options);
+    this.conversations = new ConversationSessions({
+      store: () => (this.disposed ? undefined : this.store),
+      logger: this.options.logger,
+    });
     this.subagents = new SubagentAccess({
       store: () => (this.disposed ? undefined : this.store),
       now: this.options.now,
@@ -113,25 +114,15 @@ export class LosslessEngine implements ContextEngine {
     await this.parts?.recorder.flush();
     if (this.disposed) return readSessionReport(undefined, "the engine is disposed", sessionId);
     const report = await readSessionReport(this.store, this.storeFailure, sessionId);
-    const earlier = await this.earlierSessionCount(sessionId, sessionKey ?? this.notedKeys.get(sessionId));
+    const earlier = await this.conversations.earlier(
+      sessionId,
+      sessionKey ?? this.conversations.keyOf(sessionId),
+    );
     return {
       ...report,
       summarySpend: await this.spendReport(sessionId),
-      ...(earlier === undefined ? {} : { earlierSessions: earlier }),
+      ...(earlier === undefined ? {} : { earlierSessions: earlier.length }),
     };
-  }
-
-  /** How many earlier sessions recall reaches; undefined when the key is unknown or they cannot be listed. */
-  private async earlierSessionCount(
-    sessionId: string,
-    sessionKey: string | undefined,
-  ): Promise<number | undefined> {
-    if (sessionKey === undefined || this.store === undefined) return undefined;
-    try {
-      return (await this.store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS)).length;
-    } catch {
-      return undefined;
-    }
   }
 
   /**
@@ -164,13 +155,13 @@ export class LosslessEngine implements ContextEngine {
 
   async ingest(params: IngestParams): Promise<IngestResult> {
     const ingested = (await this.storeMessages(params.sessionId, [params.message])) > 0;
-    await this.noteSessionKey(params);
+    await this.conversations.note(params.sessionId, params.sessionKey);
     return { ingested };
   }
 
   async ingestBatch(params: IngestBatchParams): Promise<IngestBatchResult> {
     const ingestedCount = await this.storeMessages(params.sessionId, params.messages);
-    await this.noteSessionKey(params);
+    await this.conversations.note(params.sessionId, params.sessionKey);
     return { ingestedCount };
   }
 
@@ -179,7 +170,7 @@ export class LosslessEngine implements ContextEngine {
     this.noteHost(params.runtimeContext);
     this.budgets.fillGap(params.sessionId, params.tokenBudget);
     await this.parts?.writer.storeTurn(params);
-    await this.noteSessionKey(params);
+    await this.conversations.note(params.sessionId, params.sessionKey);
   }
 
   /**
@@ -198,28 +189,8 @@ export class LosslessEngine implements ContextEngine {
       sessionId: params.sessionId,
       sessionFile: params.sessionFile,
     });
-    await this.noteSessionKey(params);
+    await this.conversations.note(params.sessionId, params.sessionKey);
     return result;
-  }
-
-  /**
-   * Records the session's conversation once it holds messages, once per engine life, so recall
-   * reaches the sessions the conversation had before a `/new` or `/reset`. Never throws: recall
-   * across sessions is a convenience, the turn's storage is not.
-   */
-  private async noteSessionKey(params: { sessionId: string; sessionKey?: string }): Promise<void> {
-    const { sessionId, sessionKey } = params;
-    if (sessionKey === undefined || this.store === undefined || this.notedKeys.get(sessionId) === sessionKey)
-      return;
-    if (this.deletedSessions.has(sessionId)) return;
-    try {
-      if (await this.store.noteSessionKey(sessionId, sessionKey)) this.notedKeys.set(sessionId, sessionKey);
-    } catch (error) {
-      this.options.logger.warn("lossless: could not record the session's conversation", {
-        sessionId,
-        error: describeError(error),
-      });
-    }
   }
 
   /**
@@ -353,21 +324,7 @@ export class LosslessEngine implements ContextEngine {
    * as the host keeps the deleted transcript; `clew lossless prune` removes them.
    */
   async onSessionDeleted(params: SessionDeletedParams): Promise<void> {
-    const { sessionId, sessionKey } = params;
-    for (const [noted, key] of this.notedKeys)
-      if (noted === sessionId || key === sessionKey) this.notedKeys.delete(noted);
-    // A host writing to the deleted id again must not attach it to a conversation anew.
-    this.deletedSessions.add(sessionId);
-    if (this.store === undefined) {
-      this.options.logger.warn(
-        "lossless: a deleted session could not be detached: the store is unavailable",
-        {
-          sessionId,
-        },
-      );
-      return;
-    }
-    await this.store.detachConversation(sessionId, sessionKey);
+    await this.conversations.deletedByUser(params.sessionId, params.sessionKey);
   }
 
   /** Ends the child's grant, whatever the reason. */
@@ -389,25 +346,10 @@ export class LosslessEngine implements ContextEngine {
       counter: this.options.tokenCounter,
       ...(this.parts?.meaning === undefined ? {} : { meaning: this.parts.meaning }),
       parent: () => this.subagents.parentFor(scope),
-      ...(sessionKey === undefined ? {} : { earlier: () => this.earlierSessions(sessionId, sessionKey) }),
+      ...(sessionKey === undefined
+        ? {}
+        : { earlier: async () => (await this.conversations.earlier(sessionId, sessionKey)) ?? [] }),
     });
-  }
-
-  /** The sessions `sessionKey` had before `sessionId` (a `/new` or `/reset`), newest first. */
-  private async earlierSessions(sessionId: string, sessionKey: string): Promise<EarlierHistory[]> {
-    const store = this.disposed ? undefined : this.store;
-    if (store === undefined) return [];
-    try {
-      const sessions = await store.earlierSessions(sessionId, sessionKey, MAX_EARLIER_SESSIONS);
-      return sessions.map((session, position) => ({ ...session, index: position + 1, store }));
-    } catch (error) {
-      // The tools still answer from this session's own history.
-      this.options.logger.warn("lossless: could not list the conversation's earlier sessions", {
-        sessionId,
-        error: describeError(error),
-      });
-      return [];
-    }
   }
 
   async dispose(): Promise<void> {

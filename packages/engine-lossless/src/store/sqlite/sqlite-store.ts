@@ -48,9 +48,9 @@ import type {
   SummaryLease,
   SummarySpendTotals,
 } from "../summary-jobs.js";
+import { reclaimInSteps } from "./reclaim-space.js";
 import { configureConnection, migrate } from "./schema.js";
 import { DEFAULT_SEARCH_INDEX_OPTIONS, MessageSearchIndex } from "./search-index.js";
-import { MAX_MERGE_STEPS, mergeSearchIndexStep, SEARCH_INDEXES } from "./search-merge.js";
 import { SessionJsonBytes } from "./session-json-bytes.js";
 import { SessionKeys } from "./session-keys.js";
 import { SqliteHistoryReader } from "./sqlite-history-reader.js";
@@ -303,26 +303,11 @@ export class SqliteLosslessStore implements LosslessStore {
     );
   }
 
-  /**
-   * `full` in one go (an explicit command). `incremental` (upkeep, in the background) merges the
-   * full-text indexes a step at a time with the event loop free in between, and empties the WAL
-   * each step leaves: in one go, merging and checkpointing the index of 50,000 messages held the
-   * event loop for 0.4–0.6 s.
-   */
+  /** `full` in one go (an explicit command); `incremental` in steps (`reclaim-space.ts`). */
   async reclaimSpace(mode: ReclaimMode): Promise<ReclaimResult> {
     if (mode === "full") return this.run("reclaimSpace", () => this.recorder.reclaimAll());
-    const bytesBefore = this.run("reclaimSpace", () => fileBytes(this.path));
-    for (const index of SEARCH_INDEXES) {
-      for (let step = 0; step < MAX_MERGE_STEPS; step++) {
-        const merged = this.run("reclaimSpace", () => mergeSearchIndexStep(this.database, index));
-        if (!merged) break;
-        await this.log.emptyIfLarge();
-        await nextMacrotask();
-      }
-    }
-    this.run("reclaimSpace", () => this.recorder.vacuumIncrementally());
-    await this.log.empty();
-    return this.run("reclaimSpace", () => this.recorder.reclaimResult(bytesBefore));
+    const { database, path, recorder, log } = this;
+    return reclaimInSteps({ database, path, recorder, log, run: (body) => this.run("reclaimSpace", body) });
   }
 
   async lastUpkeepAt(): Promise<number | undefined> {
