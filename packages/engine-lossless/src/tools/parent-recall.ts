@@ -85,11 +85,13 @@ export async function summaryTarget(
   const parent = parentIfGranted(scope);
   if (parent !== undefined && !(parent instanceof ParentRecallError) && (await holds(parentTarget(parent))))
     return { target: parentTarget(parent), summaryId: split.id };
-  for (const history of await earlierHistories(scope)) {
-    const target = earlierTarget(history);
-    if (await holds(target)) return { target, summaryId: split.id };
-  }
-  return { target: own, summaryId: split.id };
+  // Summary ids are unique across the store: one lookup names the session, whichever it is.
+  const holder = await own.store.findSummarySession(split.id);
+  const holding =
+    holder === undefined
+      ? undefined
+      : (await earlierHistories(scope)).find((history) => history.sessionId === holder);
+  return { target: holding === undefined ? own : earlierTarget(holding), summaryId: split.id };
 }
 
 /** A sentence for tool descriptions while the session may read a parent; empty otherwise. */
