@@ -93,10 +93,11 @@ function byScore(hits: SessionRecallHit[]): SessionRecallHit[] {
 }
 
 /**
- * This conversation's hits (and a parent's) first, earlier sessions' after them, in at least a
- * quarter of the places when they have hits: the top hit of every earlier session scores what the
- * top hit here scores, so sorted together a loose match in each earlier session pushed out this
- * session's good ones; left out altogether, an exact match from before a /new could not be found.
+ * This conversation's hits (and a parent's) first, earlier sessions' after them: in a quarter of
+ * the places (rounded down, so none below four) when they have hits, and in any places left. The
+ * top hit of every earlier session scores what the top hit here scores, so sorted together a loose
+ * match in each earlier session pushed out this session's good ones; given no place of their own,
+ * an exact match from before a /new showed only when this session had few hits.
  */
 function withEarlier(
   current: SessionRecallHit[],
